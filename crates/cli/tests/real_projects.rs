@@ -1319,15 +1319,72 @@ fn check_durations(logs: &Path) -> Vec<(String, u64, f64)> {
     out
 }
 
-/// Runs `line` in the world's repository `n` times; the wall time of each, in seconds.
-fn timed_in_place(w: &World, line: &str, n: usize) -> Vec<f64> {
+/// Runs `line` in the world's repository `n` times; the wall time of each, in seconds, and the
+/// CPU time (user and system) of its processes, from the shell's `times` after it.
+fn timed_in_place(w: &World, line: &str, n: usize) -> Vec<(f64, Option<f64>)> {
     (0..n)
         .map(|_| {
             let t = Instant::now();
-            let _ = w.sh(line, false);
-            t.elapsed().as_secs_f64()
+            let out = w.sh(&format!("{line}\ntimes >&2"), false);
+            let wall = t.elapsed().as_secs_f64();
+            let cpu = out.and_then(|o| children_cpu(&String::from_utf8_lossy(&o.stderr)));
+            (wall, cpu)
         })
         .collect()
+}
+
+/// The children's CPU time printed by a POSIX shell's `times` (its last line: `0m1.75s 0m0.05s`,
+/// user then system), in seconds.
+fn children_cpu(stderr: &str) -> Option<f64> {
+    let line = stderr.lines().rev().find(|l| !l.trim().is_empty())?;
+    let secs = |t: &str| -> Option<f64> {
+        let (m, s) = t.trim_end_matches('s').split_once('m')?;
+        Some(m.parse::<f64>().ok()? * 60.0 + s.parse::<f64>().ok()?)
+    };
+    let f: Vec<&str> = line.split_whitespace().collect();
+    match f.as_slice() {
+        [user, sys] => Some(secs(user)? + secs(sys)?),
+        _ => None,
+    }
+}
+
+/// The bench reads a shell's `times` (dash's and bash's forms) and a check log's `# cpu:` line.
+#[test]
+fn budget_cpu_times_are_read() {
+    assert_eq!(
+        children_cpu("out\n0m0.01s 0m0.00s\n1m2.500000s 0m0.500000s\n"),
+        Some(63.0)
+    );
+    assert_eq!(children_cpu("no times here\n"), None);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("test-1.log");
+    std::fs::write(
+        &log,
+        "# pawl-process log\nout| ok\n# cpu: 1.950s (user and system: …)\n# end: exited with code 0 after 20.724s\n",
+    )
+    .unwrap();
+    assert_eq!(logged_cpu(&log), Some(1.95));
+}
+
+/// The CPU time a check's log records (`# cpu: 1.950s …`, pawl-process), in seconds.
+fn logged_cpu(log: &Path) -> Option<f64> {
+    let text = std::fs::read_to_string(log).ok()?;
+    text.lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("# cpu: "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|s| s.trim_end_matches('s').parse::<f64>().ok())
+}
+
+/// The best (lowest) of the warm runs: wall and CPU apart.
+fn best_warm(runs: &[(f64, Option<f64>)]) -> (f64, Option<f64>) {
+    let warm = runs.get(1..).unwrap_or_default();
+    let wall = warm.iter().map(|r| r.0).fold(f64::INFINITY, f64::min);
+    let cpu = warm
+        .iter()
+        .filter_map(|r| r.1)
+        .fold(None, |a: Option<f64>, c| Some(a.map_or(c, |a| a.min(c))));
+    (wall, cpu)
 }
 
 /// One ecosystem's figures.
@@ -1340,6 +1397,11 @@ struct Budget {
     /// `go test`'s warm run in place with its result cache on (the `place_warm` is with it off).
     place_cached: Option<f64>,
     room_test: f64,
+    /// The CPU time (user and system) of the warm in-place run and of the room's test check
+    /// (its log's `# cpu:` line): what the wall-clock ratio is on a machine that waits for no
+    /// core.
+    place_cpu: Option<f64>,
+    room_cpu: Option<f64>,
     baseline: f64,
     gate_ms: f64,
     locked_ms: f64,
@@ -1596,6 +1658,7 @@ fn real_budgets() {
             .iter()
             .find(|(c, step, _)| format!("{c}-{step}") == test_log)
             .map_or(0.0, |(_, _, d)| *d);
+        let room_cpu = logged_cpu(&w.repo.join(".pawl/logs").join(format!("{test_log}.log")));
         let locked = &report["locked"];
         let cost = |k: &str| locked["cost"][k].as_f64().unwrap_or(0.0);
         let trees = {
@@ -1610,7 +1673,7 @@ fn real_budgets() {
         // The project's own test command in place on the same fixed tree (the agent's fix is
         // in the live tree): the first run builds what the fix changed, the next are warm.
         let place = timed_in_place(&w, &recipe.test, 3);
-        let mut place_warm = place[1..].iter().copied().fold(f64::INFINITY, f64::min);
+        let (mut place_warm, mut place_cpu) = best_warm(&place);
         // `go test` replays a result it cached for the same test binary and inputs ("ok …
         // (cached)"): a warm run in place then runs no test at all, while every check of pawl's
         // runs them. The test execution the budget is about is the run with the result cache
@@ -1618,7 +1681,7 @@ fn real_budgets() {
         let place_cached = if recipe.test.trim_start().starts_with("go ") {
             let uncached = timed_in_place(&w, &format!("GOFLAGS=-count=1 {}", recipe.test), 3);
             let cached = place_warm;
-            place_warm = uncached[1..].iter().copied().fold(f64::INFINITY, f64::min);
+            (place_warm, place_cpu) = best_warm(&uncached);
             Some(cached)
         } else {
             None
@@ -1629,10 +1692,12 @@ fn real_budgets() {
             ecosystem,
             project: recipe.id.clone(),
             verdict,
-            place_first: place[0],
+            place_first: place[0].0,
             place_warm,
             place_cached,
             room_test,
+            place_cpu,
+            room_cpu,
             baseline,
             gate_ms: cost("gate_ms"),
             locked_ms: cost("total_ms"),
@@ -1651,13 +1716,13 @@ fn real_budgets() {
         rows.push(row);
     }
     let mut s = String::from(
-        "| ecosystem | project | verdict | in place (first / warm) | test check in the room | ratio | whole verification (gate + locked: repeats, probes) | ratio | check runs after the step / trees | cold baseline | `pawl run` | room environment (cold / warm) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| ecosystem | project | verdict | in place (first / warm) | test check in the room | ratio | CPU in place / in the room (ratio) | whole verification (gate + locked: repeats, probes) | ratio | check runs after the step / trees | cold baseline | `pawl run` | room environment (cold / warm) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in &rows {
         let whole = (r.gate_ms + r.locked_ms) / 1000.0;
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {:.1} s / {:.1} s{} | {:.1} s | {:.2}× | {:.1} s ({:.1} + {:.1}: {:.1}, {:.1}) | {:.2}× | {} / {} | {:.1} s | {:.0} s | {} {:.0} MB: {:.2} s / {:.2} s ({}) |",
+            "| {} | {} | {} | {:.1} s / {:.1} s{} | {:.1} s | {:.2}× | {} | {:.1} s ({:.1} + {:.1}: {:.1}, {:.1}) | {:.2}× | {} / {} | {:.1} s | {:.0} s | {} {:.0} MB: {:.2} s / {:.2} s ({}) |",
             r.ecosystem,
             r.project,
             r.verdict,
@@ -1668,6 +1733,10 @@ fn real_budgets() {
             )),
             r.room_test,
             r.room_test / r.place_warm,
+            match (r.place_cpu, r.room_cpu) {
+                (Some(p), Some(c)) => format!("{p:.2} s / {c:.2} s ({:.2}×)", c / p),
+                (p, c) => format!("{p:?} / {c:?}"),
+            },
             whole,
             r.gate_ms / 1000.0,
             r.locked_ms / 1000.0,

@@ -277,9 +277,114 @@ pub struct TestOutcome {
     pub status: TestStatus,
 }
 
+/// The failing tests a check's run names, each once: the ids of its failed outcomes, then the
+/// runner's failing names that are none of those tests under another name. jest prints a
+/// failure as `● describe › test` (a bare `● test` outside a describe) and a JSON report's
+/// `fullName` joins the titles with spaces, where the same test's id is `file > describe >
+/// test`: read as two, the one test was targeted twice, the second time without its file.
+pub fn failing_test_ids<'a>(outcomes: &'a [TestOutcome], failing: &'a [String]) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for id in outcomes
+        .iter()
+        .filter(|o| o.status == TestStatus::Failed)
+        .map(|o| o.id.as_str())
+    {
+        if !out.contains(&id) {
+            out.push(id);
+        }
+    }
+    let ids = out.len();
+    for name in failing.iter().map(|n| n.trim()) {
+        if !name.is_empty()
+            && !out[..ids].iter().any(|id| same_test(id, name))
+            && !out.contains(&name)
+        {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Whether a runner's failing `name` is test `id` (`file > describe > test`): the id itself,
+/// or its last titles joined as the runner prints them (`describe › test`, `describe test`,
+/// `test`).
+fn same_test(id: &str, name: &str) -> bool {
+    if id == name {
+        return true;
+    }
+    let parts: Vec<&str> = id.split(" > ").map(str::trim).collect();
+    (1..parts.len()).any(|from| {
+        let tail = &parts[from..];
+        [" › ", " > ", " "].iter().any(|sep| tail.join(sep) == name)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One failing test, once (issue 35): jest names a failure by its titles (`● d › t`, a bare
+    /// `● t`, a JSON `fullName` `d t`) where its id is `file > d > t`. Rows: (failed ids, the
+    /// runner's failing names, the failing tests). Seen failing before the rule (both lists
+    /// chained: the bare titles came out as second tests).
+    #[test]
+    fn a_failing_test_is_named_once_whatever_the_runner_calls_it() {
+        let rows: &[(&[&str], &[&str], &[&str])] = &[
+            // jest's human output: `● describe › test`.
+            (
+                &["t/h.test.js > decodeHex > round trip"],
+                &["decodeHex › round trip"],
+                &["t/h.test.js > decodeHex > round trip"],
+            ),
+            // A test outside any describe: the bare title.
+            (&["t/h.test.js > adds"], &["adds"], &["t/h.test.js > adds"]),
+            // A JSON report's fullName (titles joined by spaces).
+            (
+                &["t/h.test.ts > decodeHex > round trip"],
+                &["decodeHex round trip"],
+                &["t/h.test.ts > decodeHex > round trip"],
+            ),
+            // pytest: the same node id in both lists.
+            (
+                &["tests/test_a.py::test_add"],
+                &["tests/test_a.py::test_add"],
+                &["tests/test_a.py::test_add"],
+            ),
+            // A failure no id names (a file that failed to run) stays.
+            (
+                &["t/a.test.js > adds"],
+                &["adds", "t/b.test.js"],
+                &["t/a.test.js > adds", "t/b.test.js"],
+            ),
+            // No outcomes: the names, each once.
+            (&[], &["d › t", "d › t", "u"], &["d › t", "u"]),
+            // A title is not a part of another title.
+            (
+                &["f > d > round trip"],
+                &["trip"],
+                &["f > d > round trip", "trip"],
+            ),
+        ];
+        for (ids, failing, want) in rows {
+            let mut outcomes: Vec<TestOutcome> = ids
+                .iter()
+                .map(|id| TestOutcome {
+                    id: (*id).into(),
+                    status: TestStatus::Failed,
+                })
+                .collect();
+            outcomes.push(TestOutcome {
+                id: "f > passes".into(),
+                status: TestStatus::Passed,
+            });
+            let failing: Vec<String> = failing.iter().map(|s| (*s).into()).collect();
+            assert_eq!(
+                failing_test_ids(&outcomes, &failing),
+                *want,
+                "{ids:?} {failing:?}"
+            );
+        }
+    }
 
     /// The one rule for a run's lease and a story's: (holder pid, holder host, expires at,
     /// holder alive) as seen by pid 2 on host `a` at time 100.

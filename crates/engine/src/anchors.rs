@@ -13,13 +13,8 @@ use crate::baseline::Baseline;
 pub fn facts_of(root: &Path, goal: &str, baseline: &Baseline) -> RunFacts {
     let mut failures = Vec::new();
     for c in baseline.checks.iter().filter(|c| !c.passed) {
-        let failing_tests: Vec<&str> = c
-            .tests
-            .iter()
-            .filter(|t| t.status == pawl_core::record::TestStatus::Failed)
-            .map(|t| t.id.as_str())
-            .chain(c.failing.iter().map(String::as_str))
-            .collect();
+        // Each failing test once (jest also names it by its bare titles).
+        let failing_tests = pawl_core::record::failing_test_ids(&c.tests, &c.failing);
         let mut text = c.first_failure.clone().unwrap_or_default();
         for i in c.items.iter().flatten() {
             text.push('\n');
@@ -34,17 +29,14 @@ pub fn facts_of(root: &Path, goal: &str, baseline: &Baseline) -> RunFacts {
                 exercises: None,
             });
         } else {
-            let mut seen = std::collections::BTreeSet::new();
             for id in failing_tests {
-                if seen.insert(id) {
-                    failures.push(BaselineFailure {
-                        check: c.name.clone(),
-                        test: Some(id.to_owned()),
-                        runs_tests: true,
-                        text: text.clone(),
-                        exercises: None,
-                    });
-                }
+                failures.push(BaselineFailure {
+                    check: c.name.clone(),
+                    test: Some(id.to_owned()),
+                    runs_tests: true,
+                    text: text.clone(),
+                    exercises: None,
+                });
             }
         }
     }

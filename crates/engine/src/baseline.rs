@@ -672,19 +672,42 @@ pub fn programs_outside<'a>(
         root.to_path_buf(),
         std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
     ];
+    let resolve = |word: &str| -> Option<PathBuf> {
+        if word.contains('/') {
+            Some(lexical(&root.join(word)))
+        } else {
+            pawl_process::which(word, &path)
+        }
+    };
     let mut out: Vec<PathBuf> = Vec::new();
-    for command in commands {
-        let Some(word) = pawl_core::seal::program_word(command, env) else {
+    // The commands, then those of the shell scripts they start (`./run-tests.sh`, `sh
+    // ci/test.sh`): a program a script starts is in sight like the check's own. Scripts are
+    // followed two levels deep, at most `MAX_SCRIPT_COMMANDS` commands each.
+    let mut queue: std::collections::VecDeque<(String, usize)> = commands
+        .into_iter()
+        .map(|c| (c.to_owned(), 0usize))
+        .collect();
+    let mut read_scripts: Vec<PathBuf> = Vec::new();
+    while let Some((command, depth)) = queue.pop_front() {
+        let Some(word) = pawl_core::seal::program_word(&command, env) else {
             continue;
         };
-        let named = if word.contains('/') {
-            lexical(&root.join(&word))
-        } else {
-            match pawl_process::which(&word, &path) {
-                Some(p) => p,
-                None => continue,
-            }
+        let Some(named) = resolve(&word) else {
+            continue;
         };
+        // A shell script the command runs: the program itself (`#!` a shell) or the first
+        // operand of a shell (`sh ci/test.sh`).
+        let script = if is_shell(&named) {
+            script_operand(&command, env).and_then(|w| resolve(&w))
+        } else {
+            interpreter(&named, &path)
+                .is_some_and(|i| is_shell(&i))
+                .then(|| named.clone())
+        };
+        if let Some(script) = script.filter(|s| depth < 2 && !read_scripts.contains(s)) {
+            queue.extend(script_commands(&script).into_iter().map(|c| (c, depth + 1)));
+            read_scripts.push(script);
+        }
         // The program, then what each found file leads to (a link's target, a script's
         // interpreter, a virtualenv's base interpreter), a few at most.
         let mut found = vec![named];
@@ -708,6 +731,83 @@ pub fn programs_outside<'a>(
         }
     }
     out.into_iter().map(|p| p.display().to_string()).collect()
+}
+
+/// The most commands read from one script a check starts.
+const MAX_SCRIPT_COMMANDS: usize = 64;
+
+/// Whether `p` is a POSIX-family shell (by its name: `sh`, `bash`, `dash`, `zsh`, `ksh`).
+fn is_shell(p: &std::path::Path) -> bool {
+    p.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| matches!(n, "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh"))
+}
+
+/// The script a shell command runs: its first operand after options (`bash -e ci/t.sh` →
+/// `ci/t.sh`); `None` for `sh -c '…'` (the text is the command, not a file).
+fn script_operand(
+    command: &str,
+    env: &std::collections::BTreeMap<String, String>,
+) -> Option<String> {
+    let mut words = command.split_whitespace().skip_while(|w| {
+        w.split_once('=').is_some_and(|(n, _)| {
+            !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    });
+    words.next()?;
+    for w in words {
+        if w == "-c" {
+            return None;
+        }
+        if w.starts_with('-') || w.starts_with('+') {
+            continue;
+        }
+        return pawl_core::seal::program_word(w, env);
+    }
+    None
+}
+
+/// The simple commands of the shell script at `p`, as text (at most [`MAX_SCRIPT_COMMANDS`],
+/// from its first 64 KiB): each line split at `;`, `&&`, `||` and `|`, with a leading keyword
+/// (`if`, `then`, `do`, `!`, `time`, …) dropped. What a line builds at run time (`$(…)`,
+/// globs) is left to `program_word`, which gives up on it.
+fn script_commands(p: &std::path::Path) -> Vec<String> {
+    use std::io::Read as _;
+    let mut text = String::new();
+    let Ok(f) = std::fs::File::open(p) else {
+        return Vec::new();
+    };
+    if f.take(64 * 1024).read_to_string(&mut text).is_err() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        for part in line.split(['&', '|', ';']) {
+            let mut part = part.trim();
+            while let Some((first, rest)) = part.split_once(char::is_whitespace) {
+                if matches!(
+                    first,
+                    "if" | "then" | "else" | "elif" | "do" | "while" | "until" | "!" | "time"
+                ) {
+                    part = rest.trim_start();
+                } else {
+                    break;
+                }
+            }
+            if part.is_empty() || matches!(part, "fi" | "done" | "else" | "then" | "do" | "esac") {
+                continue;
+            }
+            out.push(part.to_owned());
+            if out.len() >= MAX_SCRIPT_COMMANDS {
+                return out;
+            }
+        }
+    }
+    out
 }
 
 /// `p` with `.` and `..` resolved lexically (`/r/repo/../tools/x` → `/r/tools/x`).
@@ -882,6 +982,64 @@ mod tools_tests {
         .map(|p| p.display().to_string())
         .collect();
         assert_eq!(got, want);
+    }
+
+    /// Issue 30: a program a check's shell script starts is resolved like the check's own —
+    /// `./run-tests.sh` (its `#!` a shell) and `sh ci/lint.sh` (a shell's operand), a script
+    /// that starts another, two levels deep — but never the text of `sh -c '…'` as a file,
+    /// nor a script's comments.
+    #[test]
+    fn the_programs_a_checks_shell_script_starts_are_resolved_too() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = std::fs::canonicalize(dir.path()).expect("canonical");
+        let (home, repo) = (d.join("home"), d.join("repo"));
+        let envs = home.join("envs/x/bin");
+        let tools = d.join("tools/bin");
+        for p in [&repo.join("ci"), &envs, &tools] {
+            std::fs::create_dir_all(p).expect("mkdir");
+        }
+        for (p, text) in [
+            (envs.join("python"), "py".to_owned()),
+            (tools.join("lint"), "lint".to_owned()),
+            (tools.join("deep"), "deep".to_owned()),
+            (tools.join("commented"), "no".to_owned()),
+            (
+                repo.join("run-tests.sh"),
+                "#!/bin/sh\nset -e\n# commented --x\nif true; then \"$HOME/envs/x/bin/python\" -m pytest; fi\nsh ci/deep.sh\n".to_owned(),
+            ),
+            (repo.join("ci/lint.sh"), "FOO=1 lint --all && echo done\n".to_owned()),
+            (repo.join("ci/deep.sh"), "deep -v | cat\n".to_owned()),
+        ] {
+            std::fs::write(&p, text).expect("write");
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("mode");
+        }
+        let env: std::collections::BTreeMap<String, String> = [
+            ("HOME".to_owned(), home.display().to_string()),
+            (
+                "PATH".to_owned(),
+                format!("{}:/usr/bin:/bin", tools.display()),
+            ),
+        ]
+        .into();
+        let got = super::programs_outside(
+            ["./run-tests.sh", "sh ci/lint.sh", "sh -c 'commented'"],
+            &env,
+            &repo,
+        );
+        for want in [envs.join("python"), tools.join("lint"), tools.join("deep")] {
+            assert!(
+                got.contains(&want.display().to_string()),
+                "{} not in {got:?}",
+                want.display()
+            );
+        }
+        assert!(!got.iter().any(|p| p.ends_with("/commented")), "{got:?}");
+        assert!(
+            !got.iter()
+                .any(|p| p.starts_with(&repo.display().to_string())),
+            "{got:?}"
+        );
     }
 
     /// A toolchain replaced behind rustup's unchanged proxy (a link to `rustup`) changes what

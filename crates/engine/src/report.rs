@@ -265,7 +265,7 @@ pub struct Report {
     /// from which session), the reviewers — one line each.
     pub rests_on: Vec<String>,
     /// What the independent tester's hidden tests that fail on the last verified tree called
-    /// and got, for the user of a run that ended: read from the user's pawl state by
+    /// and got, and which of them did not run (by name), for the user of a run that ended: read from the user's pawl state by
     /// [`reveal`], never from the store. Always empty in what [`write`] puts under the
     /// repository's `.pawl/reports/` (a step reads it) and in what [`build`] gives.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -280,7 +280,11 @@ pub fn reveal(report: &mut Report, vault: Option<&crate::hidden::Vault>) {
     let tree = report
         .locked
         .as_ref()
-        .filter(|l| l.hidden.as_ref().is_some_and(|h| !h.failing.is_empty()))
+        .filter(|l| {
+            l.hidden
+                .as_ref()
+                .is_some_and(|h| !h.failing.is_empty() || !h.not_run.is_empty())
+        })
         .map(|l| l.tree.clone());
     report.hidden_failed = match (tree, report.stop_reason) {
         (Some(tree), Some(_)) => crate::verify::hidden_tests::details(vault, &report.run_id, &tree),

@@ -12,7 +12,12 @@
 //! bench stops with an error when the file is absent or holds no row. A row's family is where it
 //! was mined from: its `kind` (workflow `run:` steps, Makefile and justfile recipes,
 //! `package.json` scripts, tox/nox, `.claude/settings*.json` allow-lists), else read from its
-//! path. The everyday set is judged with `containers = false`, the default its labels assume;
+//! path. Each everyday row is judged in a session on its own repository, as the hook judges an
+//! agent's command (issue 36, session 18): that repository's tracked files (`tracked.tsv`, see
+//! `repository_files`) and, for a row mined from a Makefile, justfile, `package.json`, tox or nox
+//! file, that file's directory as the working directory; the figure with the one repository of
+//! sessions 10-17 for every row is printed beside it. The everyday set is judged with
+//! `containers = false`, the default its labels assume;
 //! the attack sets with `containers = true`, as before. Beside the set, `adjudication.tsv`
 //! relabels the rows whose label contradicts the rule as written (each with its reason; the
 //! labeller's file is unchanged, and the figure with its labels alone is printed too), and
@@ -23,12 +28,12 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use pawl_guard::{Context, Guard, Input, Policy, TrackedSet};
+use pawl_guard::{Context, Guard, Input, Policy, TrackedFiles, TrackedSet};
 
 const ROUNDS: usize = 5;
 
@@ -80,6 +85,9 @@ struct Row {
     effect: String,
     attack: bool,
     command: String,
+    /// Where an everyday row was mined: its repository (`owner/name`) and file.
+    repo: String,
+    source: String,
 }
 
 fn everyday_path() -> PathBuf {
@@ -166,6 +174,8 @@ fn everyday() -> Result<Vec<Row>, String> {
             },
             attack,
             command: (*command).to_string(),
+            repo: c.get(3).map(|r| r.trim().to_string()).unwrap_or_default(),
+            source: c.get(4).map(|r| r.trim().to_string()).unwrap_or_default(),
         });
     }
     if !bad.is_empty() {
@@ -239,6 +249,222 @@ fn contexts(everyday: &Path) -> Result<BTreeMap<String, Arc<BTreeMap<String, Str
     Ok(out)
 }
 
+/// The tracked files of each everyday row's repository, by `owner/name`: `tracked.tsv` beside
+/// the everyday set (`repo<TAB>path`). It holds, of each repository's `git ls-files` at the
+/// mined commit, the files the guard asks about for that repository's rows (every file it asked
+/// about that is tracked, one witness file for each directory or pattern it asked about): the
+/// guard answers every row as with the whole list. `PAWL_GUARD_TRACKED_FULL=<file>` (the same
+/// columns, the whole lists: `git ls-tree -r --name-only HEAD` of each mirror) rebuilds it: the
+/// bench then records what the guard asks and writes `tracked.tsv` anew. Absent: no
+/// repository figures.
+fn repository_files(everyday: &Path) -> Result<Option<Repositories>, String> {
+    let (path, recording) = match std::env::var_os("PAWL_GUARD_TRACKED_FULL") {
+        Some(full) => (PathBuf::from(full), true),
+        None => (everyday.with_file_name("tracked.tsv"), false),
+    };
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return if recording {
+            Err(format!("{}: not readable", path.display()))
+        } else {
+            Ok(None)
+        };
+    };
+    let mut lists: BTreeMap<String, TrackedSet> = BTreeMap::new();
+    for line in text.lines() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        // A repository alone on its line: the guard asked about none of its tracked files.
+        match line.split_once('\t') {
+            Some((repo, file)) => lists.entry(repo.to_string()).or_default().insert(file),
+            None => {
+                lists.entry(line.trim().to_string()).or_default();
+            }
+        }
+    }
+    let seen = Arc::new(Mutex::new(BTreeSet::new()));
+    let files = lists
+        .into_iter()
+        .map(|(repo, full)| {
+            let files: Arc<dyn TrackedFiles> = if recording {
+                Arc::new(Recording {
+                    full,
+                    repo: repo.clone(),
+                    seen: seen.clone(),
+                })
+            } else {
+                Arc::new(full)
+            };
+            (repo, files)
+        })
+        .collect();
+    Ok(Some(Repositories {
+        files,
+        recorded: recording.then_some(seen),
+        out: everyday.with_file_name("tracked.tsv"),
+    }))
+}
+
+/// What the guard asked about while `tracked.tsv` is rebuilt: `(repo, path)`.
+type Asked = Arc<Mutex<BTreeSet<(String, String)>>>;
+
+struct Repositories {
+    files: BTreeMap<String, Arc<dyn TrackedFiles>>,
+    /// When rebuilding `tracked.tsv`: what the guard asked about, `(repo, path)`.
+    recorded: Option<Asked>,
+    out: PathBuf,
+}
+
+impl Repositories {
+    /// The context of an everyday row in a session on its own repository: that repository's
+    /// tracked files, and the directory its file sits in as the working directory for the
+    /// commands a Makefile, justfile, `package.json`, tox or nox file runs (a workflow step and
+    /// an agent's allow-list run at the top). `None` when the row's repository is not listed.
+    fn context(&self, base: &Context, row: &Row) -> Option<Context> {
+        let tracked = self.files.get(&row.repo)?.clone();
+        let root = base.repo_root.clone()?;
+        let in_file_dir = matches!(
+            row.family.as_str(),
+            "makefile" | "justfile" | "package.json" | "tox" | "nox"
+        );
+        let cwd = match row.source.rsplit_once('/') {
+            Some((dir, _)) if in_file_dir => root.join(dir),
+            _ => root,
+        };
+        Some(Context {
+            cwd,
+            tracked,
+            ..base.clone()
+        })
+    }
+
+    /// Writes what was recorded as `tracked.tsv`; returns how many files.
+    fn write(&self) -> Option<std::io::Result<usize>> {
+        let seen = self.recorded.as_ref()?.lock().ok()?;
+        let mut text = String::from(
+            "# The tracked files the guard asks about, per repository of the everyday set (see\n\
+             # benches/figures.rs, `repository_files`): repo<TAB>path. Written by the figures bench\n\
+             # with PAWL_GUARD_TRACKED_FULL (each mirror's `git ls-tree -r --name-only HEAD`). A\n\
+             # repository alone on its line: the guard asked about none of its files.\n",
+        );
+        for repo in self.files.keys() {
+            let mut asked = seen
+                .range((repo.clone(), String::new())..)
+                .take_while(|(r, _)| r == repo)
+                .peekable();
+            if asked.peek().is_none() {
+                text.push_str(&format!("{repo}\n"));
+            }
+            for (_, path) in asked {
+                text.push_str(&format!("{repo}\t{path}\n"));
+            }
+        }
+        Some(std::fs::write(&self.out, text).map(|()| seen.len()))
+    }
+}
+
+/// A repository's whole tracked list that notes the files whose presence decides an answer,
+/// so that the subset written to `tracked.tsv` answers every question the same way.
+struct Recording {
+    full: TrackedSet,
+    repo: String,
+    seen: Asked,
+}
+
+impl Recording {
+    fn note(&self, path: &str) {
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.insert((self.repo.clone(), path.to_string()));
+        }
+    }
+
+    /// Notes one tracked file under `prefix` (`dir/`, or `""` for the root).
+    fn note_one_under(&self, prefix: &str) {
+        self.full.any_tracked_matching(&|_| false, &|f| {
+            let hit = f.starts_with(prefix);
+            if hit {
+                self.note(f);
+            }
+            hit
+        });
+    }
+}
+
+impl TrackedFiles for Recording {
+    fn is_tracked(&self, path: &str) -> bool {
+        let tracked = self.full.is_tracked(path);
+        if tracked {
+            self.note(path);
+        }
+        tracked
+    }
+
+    fn has_tracked_under(&self, dir: &str) -> bool {
+        let under = self.full.has_tracked_under(dir);
+        if under {
+            let dir = dir.trim_end_matches('/');
+            self.note_one_under(&if dir.is_empty() {
+                String::new()
+            } else {
+                format!("{dir}/")
+            });
+        }
+        under
+    }
+
+    fn count_tracked_in(
+        &self,
+        dir: &str,
+        matches: &dyn Fn(&str) -> bool,
+        limit: usize,
+    ) -> Option<usize> {
+        let d = dir.trim_end_matches('/');
+        self.full.count_tracked_in(
+            dir,
+            &|name| {
+                let hit = matches(name);
+                if hit {
+                    self.note(&if d.is_empty() {
+                        name.to_string()
+                    } else {
+                        format!("{d}/{name}")
+                    });
+                }
+                hit
+            },
+            limit,
+        )
+    }
+
+    fn any_tracked_matching(
+        &self,
+        dir_matches: &dyn Fn(&str) -> bool,
+        file_matches: &dyn Fn(&str) -> bool,
+    ) -> Option<bool> {
+        let dir_hit: Mutex<Option<String>> = Mutex::new(None);
+        let answer = self.full.any_tracked_matching(
+            &|d| {
+                let hit = dir_matches(d);
+                if hit && let Ok(mut h) = dir_hit.lock() {
+                    *h = Some(format!("{d}/"));
+                }
+                hit
+            },
+            &|f| {
+                let hit = file_matches(f);
+                if hit {
+                    self.note(f);
+                }
+                hit
+            },
+        );
+        if let Ok(Some(prefix)) = dir_hit.into_inner() {
+            self.note_one_under(&prefix);
+        }
+        answer
+    }
+}
+
 fn data(name: &str) -> String {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
@@ -290,6 +516,8 @@ fn attacks() -> Vec<Row> {
                 effect: String::new(),
                 attack: true,
                 command: unescape(command),
+                repo: String::new(),
+                source: String::new(),
             });
         }
     }
@@ -303,6 +531,8 @@ fn attacks() -> Vec<Row> {
                 effect: String::new(),
                 attack: true,
                 command: unescape(command),
+                repo: String::new(),
+                source: String::new(),
             });
         }
     }
@@ -316,6 +546,8 @@ fn attacks() -> Vec<Row> {
                 effect: String::new(),
                 attack: true,
                 command: unescape(command),
+                repo: String::new(),
+                source: String::new(),
             });
         }
     }
@@ -331,6 +563,8 @@ fn attacks() -> Vec<Row> {
                 effect: String::new(),
                 attack: true,
                 command: unescape(command),
+                repo: String::new(),
+                source: String::new(),
             });
         }
     }
@@ -343,6 +577,8 @@ fn attacks() -> Vec<Row> {
                 effect: String::new(),
                 attack: true,
                 command: command.replace("\\n", "\n"),
+                repo: String::new(),
+                source: String::new(),
             });
         }
     }
@@ -376,6 +612,27 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let repositories = match repository_files(&everyday_path()) {
+        Ok(r) => r,
+        Err(why) => {
+            eprintln!("figures: {why}");
+            std::process::exit(2);
+        }
+    };
+    // Each row in a session on its own repository where `tracked.tsv` lists it (the headline);
+    // else in the one repository of `context()`.
+    let contexts: Vec<Option<Context>> = every
+        .iter()
+        .map(|row| {
+            repositories
+                .as_ref()
+                .and_then(|r| r.context(&everyday_ctx, row))
+        })
+        .collect();
+    let in_own = contexts.iter().filter(|c| c.is_some()).count();
+    // With the one repository for every row (sessions 10-17's figure): false positives, rows
+    // labelled deny denied.
+    let (mut one_fp, mut one_caught) = (0usize, 0usize);
 
     // Everyday: rows labelled allow that the guard denies are false positives.
     let mut fp: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -389,19 +646,26 @@ fn main() {
     let (mut with_env, mut env_allowed, mut env_missed) = (0usize, 0usize, 0usize);
     let mut samples = Vec::with_capacity(every.len() * ROUNDS);
     for round in 0..ROUNDS {
-        for row in &every {
+        for (row, own) in every.iter().zip(&contexts) {
             let input = Input::shell(row.command.as_str());
+            let row_ctx = own.as_ref().unwrap_or(&everyday_ctx);
             let start = Instant::now();
-            let d = guard.evaluate(&input, &everyday_ctx);
+            let d = guard.evaluate(&input, row_ctx);
             samples.push(start.elapsed());
             if round > 0 {
                 continue;
+            }
+            let one = guard.evaluate(&input, &everyday_ctx);
+            if row.attack {
+                one_caught += usize::from(one.is_deny());
+            } else {
+                one_fp += usize::from(one.is_deny());
             }
             if let Some(env) = &row.env {
                 with_env += 1;
                 let ctx = Context {
                     env: env.clone(),
-                    ..everyday_ctx.clone()
+                    ..row_ctx.clone()
                 };
                 let e = guard.evaluate(&input, &ctx);
                 if !row.attack && d.is_deny() && e.is_allow() {
@@ -466,7 +730,24 @@ fn main() {
     }
     let (all, bad) = fp.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
     println!("everyday set: {} rows ({all} labelled allow)", every.len());
+    println!(
+        "  each row judged in a session on its own repository (tracked.tsv: its tracked files; \
+         the directory of its Makefile/package.json/tox/nox file): {in_own} rows"
+    );
     println!("  false positives: {bad}/{all} = {:.2}%", pct(bad, all));
+    println!(
+        "  (in the one repository of sessions 10-17 for every row: {one_fp}/{all} = {:.2}%, \
+         labelled deny denied {one_caught})",
+        pct(one_fp, all)
+    );
+    if let Some(r) = &repositories
+        && let Some(written) = r.write()
+    {
+        match written {
+            Ok(n) => println!("  tracked.tsv rewritten: {n} files the guard asked about"),
+            Err(e) => println!("  tracked.tsv not written: {e}"),
+        }
+    }
     println!(
         "  (adjudication.tsv relabels {relabelled} rows allow -> deny, {relabelled_denied} of them denied; \
          with the labeller's labels alone: {}/{} = {:.2}%)",
@@ -516,14 +797,19 @@ fn main() {
     };
     let mut by: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let (mut overwrites, mut overwrites_denied) = (0usize, 0usize);
+    let mut overwrites_independent = 0usize;
     for row in attacks() {
         let input = Input::shell(row.command.as_str());
         let d = guard.evaluate(&input, &ctx);
         if d.is_allow() && !row.family.starts_with("effects/checkpoint") {
             let cautious = guard.evaluate(&input, &uncheckpointed);
-            if cautious.rule.map(|r| r.as_str()) == Some("clobber") {
+            if matches!(
+                cautious.rule.map(|r| r.as_str()),
+                Some("clobber" | "git-destructive")
+            ) {
                 overwrites += 1;
                 overwrites_denied += usize::from(cautious.is_deny());
+                overwrites_independent += usize::from(is_apart(&row.family));
                 if list {
                     println!(
                         "OVERWRITE\t{}\t{}",
@@ -544,8 +830,9 @@ fn main() {
     let (an, ad) = by.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
     println!("attack sets: {ad}/{an} blocked = {:.2}%", pct(ad, an));
     println!(
-        "  apart: {overwrites} rows that only overwrite a tracked file, allowed under the checkpoint; \
-         denied without it: {overwrites_denied}/{overwrites} (counting them as misses: {ad}/{} = {:.2}%)",
+        "  apart: {overwrites} rows that only overwrite a tracked file or discard uncommitted work \
+         (`reset --hard`, `checkout --force`), allowed under the checkpoint; denied without it: \
+         {overwrites_denied}/{overwrites} (counting them as misses: {ad}/{} = {:.2}%)",
         an + overwrites,
         pct(ad, an + overwrites)
     );
@@ -556,8 +843,11 @@ fn main() {
         .filter(|(f, _)| is_apart(f))
         .fold((0, 0), |a, (_, v)| (a.0 + v.0, a.1 + v.1));
     println!(
-        "  of them written apart from the rules: {wd}/{wn} blocked = {:.2}%",
-        pct(wd, wn)
+        "  of them written apart from the rules: {wd}/{wn} blocked = {:.2}% (and {overwrites_independent} \
+         of the rows counted apart above; as misses: {wd}/{} = {:.2}%)",
+        pct(wd, wn),
+        wn + overwrites_independent,
+        pct(wd, wn + overwrites_independent)
     );
     let (on, od) = by
         .iter()

@@ -457,8 +457,13 @@ impl Command {
         std::thread::Builder::new()
             .name(format!("pawl-wait-{pgid}"))
             .spawn(move || {
-                let status = child.wait();
-                let _ = waiter_events.send(Event::Exited(status));
+                // `wait4` rather than `child.wait()`: the same reaping, and the CPU time the
+                // command used comes with it (written into its log).
+                let event = match sys::wait_with_cpu(child.id()) {
+                    Ok((status, cpu)) => Event::Exited(Ok(status), Some(cpu)),
+                    Err(e) => Event::Exited(Err(e), None),
+                };
+                let _ = waiter_events.send(event);
             })
             .map_err(fail)?;
 

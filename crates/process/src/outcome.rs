@@ -143,6 +143,10 @@ pub struct Outcome {
     pub leaked: bool,
     /// Set when writing the log file failed mid-run; the run itself is unaffected.
     pub log_error: Option<String>,
+    /// The CPU time (user and system) of the leader and every descendant it waited for, as the
+    /// kernel counted it when the leader was reaped; `None` when it could not be read. Unlike
+    /// [`Outcome::duration`] it hardly moves with the machine's load.
+    pub cpu: Option<Duration>,
 }
 
 impl Outcome {

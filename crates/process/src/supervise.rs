@@ -23,7 +23,8 @@ const FINAL_DRAIN: Duration = Duration::from_secs(2);
 pub(crate) enum Event {
     Chunk(Stream, Vec<u8>),
     Eof(Stream),
-    Exited(io::Result<ExitStatus>),
+    /// The leader's exit, with the CPU time it and the children it waited for used.
+    Exited(io::Result<ExitStatus>, Option<Duration>),
     Stop(StopKind),
 }
 
@@ -33,7 +34,7 @@ impl std::fmt::Debug for Event {
         match self {
             Event::Chunk(stream, bytes) => write!(f, "Chunk({stream:?}, {} bytes)", bytes.len()),
             Event::Eof(stream) => write!(f, "Eof({stream:?})"),
-            Event::Exited(status) => write!(f, "Exited({status:?})"),
+            Event::Exited(status, cpu) => write!(f, "Exited({status:?}, {cpu:?})"),
             Event::Stop(kind) => write!(f, "Stop({kind:?})"),
         }
     }
@@ -142,6 +143,7 @@ impl Supervisor {
         let limits = self.limits;
         // What the group leader ended with, once reaped.
         let mut leader: Option<io::Result<ExitStatus>> = None;
+        let mut cpu: Option<Duration> = None;
         let mut open_pipes = 2u8;
         let mut last_output = self.started;
         // Why pawl stopped the group, if it did.
@@ -207,8 +209,9 @@ impl Supervisor {
                     open_pipes = open_pipes.saturating_sub(1);
                     self.capture.eof(stream);
                 }
-                Some(Event::Exited(status)) => {
+                Some(Event::Exited(status, used)) => {
                     leader = Some(status);
+                    cpu = used;
                     if open_pipes > 0 && kill_at.is_none() {
                         // Something else in the group holds the pipes: give it a moment to
                         // finish writing, then sweep the group.
@@ -274,6 +277,12 @@ impl Supervisor {
         let end = reason.or(status).unwrap_or(End::Unknown);
         let duration = self.started.elapsed();
         let footer = format!("end: {end} after {:.3}s", duration.as_secs_f64());
+        if let Some(cpu) = cpu {
+            self.capture.log_comment(&format!(
+                "cpu: {:.3}s (user and system: the command and the children it waited for)",
+                cpu.as_secs_f64()
+            ));
+        }
         let (stdout, stderr, combined_tail, log_error) = self.capture.finish(&footer);
         self.finished.store(true, Ordering::SeqCst);
         Outcome {
@@ -285,6 +294,7 @@ impl Supervisor {
             combined_tail,
             leaked,
             log_error,
+            cpu,
         }
     }
 

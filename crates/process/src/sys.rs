@@ -115,6 +115,43 @@ fn checked_pgid(pgid: u32) -> Option<libc::pid_t> {
     (pgid > 1).then_some(pgid)
 }
 
+/// Waits for the child `pid` to end (`wait4(2)`): its exit status and the CPU time (user and
+/// system) it and every descendant it waited for used, as the kernel counts it. The time is
+/// what a check's commands cost whatever else the machine runs (a wall-clock time on a loaded
+/// machine is mostly waiting for a core): the budgets bench reads it from the check's log.
+pub(crate) fn wait_with_cpu(
+    pid: u32,
+) -> io::Result<(std::process::ExitStatus, std::time::Duration)> {
+    use std::os::unix::process::ExitStatusExt;
+    let pid =
+        libc::pid_t::try_from(pid).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    loop {
+        let mut status: libc::c_int = 0;
+        // SAFETY: `status` and `usage` are writable and outlive the call; `pid` is one specific
+        // child of this process, which nothing else waits for (its `Child` moved to the caller).
+        let (rc, usage) = unsafe {
+            let mut usage: libc::rusage = std::mem::zeroed();
+            let rc = libc::wait4(pid, &mut status, 0, &mut usage);
+            (rc, usage)
+        };
+        if rc == -1 {
+            let err = io::Error::last_os_error();
+            if err.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(err);
+        }
+        let time = |t: libc::timeval| {
+            std::time::Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
+                + std::time::Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
+        };
+        return Ok((
+            std::process::ExitStatus::from_raw(status),
+            time(usage.ru_utime) + time(usage.ru_stime),
+        ));
+    }
+}
+
 /// Arms `PR_SET_PDEATHSIG` in the child so it receives `signal` when its parent goes away.
 ///
 /// The kernel's "parent" is the *thread* that forked the child, which is why every spawn goes

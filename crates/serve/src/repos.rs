@@ -82,6 +82,14 @@ impl Repos {
         &self.state_dir
     }
 
+    /// The user's private directory of hidden checks and the tester's tests (as `pawl
+    /// report` opens it): what the hidden tests that failed called and got is read from there
+    /// for the user ([`pawl_engine::report::reveal`]). `None` without a key.
+    pub fn vault(&self) -> Option<pawl_engine::hidden::Vault> {
+        self.key
+            .map(|k| pawl_engine::hidden::Vault::new(self.state_dir.join("hidden"), k))
+    }
+
     /// The registered repositories (read afresh: `pawl serve --add` and `pawl init` change it
     /// while the daemon runs).
     pub fn list(&self) -> Vec<Repo> {

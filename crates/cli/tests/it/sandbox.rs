@@ -882,9 +882,9 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
     let script = format!(
         "C=CANARY; N={n}\n\
                   for where in .. \"$HOME\" \"${{XDG_STATE_HOME:-$HOME/.local/state}}\"; do\n\
-                  grep -ra -l -e \"TESTER-$C-{n}\" -e \"double($N)\" \"$where\" 2>/dev/null | grep -v '/found.txt$' >> found.txt\n\
+                  grep -ra -l -e \"TESTER-$C-{n}\" -e \"double($N)\" -e \"named_${{C}}{n}\" \"$where\" 2>/dev/null | grep -v '/found.txt$' >> found.txt\n\
                   done\n\
-                  find /tmp -xdev -type f -size -2M -mmin -60 2>/dev/null | while read -r f; do grep -a -l -e \"TESTER-$C-{n}\" -e \"double($N)\" \"$f\" 2>/dev/null; done | grep -v '/found.txt$' >> found.txt\n\
+                  find /tmp -xdev -type f -size -2M -mmin -60 2>/dev/null | while read -r f; do grep -a -l -e \"TESTER-$C-{n}\" -e \"double($N)\" -e \"named_${{C}}{n}\" \"$f\" 2>/dev/null; done | grep -v '/found.txt$' >> found.txt\n\
                   env | grep -e \"TESTER-$C\" -e \"double($N)\" >> found.txt\n\
                   echo \"step done\" >> ../home/marks/steps\n\
                   printf '%s' \"$PAWL_PROMPT\" > ../home/marks/prompt-$(wc -l < ../home/marks/steps)\n\
@@ -902,7 +902,7 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
     let tester = tools.join("tester.sh");
     std::fs::write(
         &tester,
-        format!("C=CANARY; N={n}\ncat > \"$PAWL_TESTER_OUT/test_hidden_double.py\" <<EOF\nimport unittest\n\nfrom calc import double\n\n\nclass Hidden(unittest.TestCase):\n    # TESTER-$C-{n}\n    def test_far(self):\n        self.assertEqual(double($N), {answer})\nEOF\n"),
+        format!("C=CANARY; N={n}\ncat > \"$PAWL_TESTER_OUT/test_hidden_double.py\" <<EOF\nimport unittest\n\nfrom calc import double\n\n\nclass Hidden(unittest.TestCase):\n    # TESTER-$C-{n}\n    def test_far(self):\n        self.assertEqual(double($N), {answer})\n\n    def test_named_${{C}}{n}(self):\n        self.assertIsNotNone(double)\nEOF\n"),
     )
     .unwrap();
     let toml = config_with(
@@ -992,6 +992,18 @@ fn hidden_tests_stay_hidden(after_a_verification: bool) {
         .unwrap();
     assert!(verifications >= 2, "{verifications} verification(s)");
     assert!(files_containing(&env.root(), canary.as_bytes()).is_empty());
+    // A hidden test that is not a call (not probed) is listed as not run by kind in the
+    // store, never by its name (a name can carry an input); the user sees the name.
+    let named = format!("test_named_{}{n}", "CANARY");
+    assert!(
+        files_containing(&env.root(), named.as_bytes()).is_empty(),
+        "a hidden test's name is in the repository: {:?}",
+        files_containing(&env.root(), named.as_bytes())
+    );
+    assert!(
+        env.ok(&["report"]).stdout.contains(&named),
+        "the user does not see the hidden test that did not run"
+    );
     // The resumed step's prompt: the behaviour, as on a send-back — not the call, not its
     // answers, not the user's finding.
     let prompt = std::fs::read_to_string(env.home.join("marks/prompt-2")).unwrap_or_default();
@@ -1357,6 +1369,93 @@ fn a_test_result_the_step_cached_for_go_test_is_not_replayed_to_the_checks() {
     }
 }
 
+/// The step plants a poisoned entry in the user's Go build cache (issue 32 point 5: every build
+/// in a verification that could SHIP uses a build cache written only by pawl's own builds). The
+/// tree keeps the bug (`return 41`, one comment added); the step compiles the right code
+/// (`return 42`) once, then, for every compile action of the tree it leaves, points the cache's
+/// action entry at the right code's object with its embedded build ID rewritten to the wrong
+/// code's action ID (rounds: an action's ID holds its dependencies' output IDs). `go test
+/// -count=1` then passes on the wrong source in the live tree. Seen by hand on go-humanize
+/// (main at `82056c93`): every check and the locked run passed on the bug, only the probe of
+/// `Ordinal(12)` made the run REVIEW. The checks read the user's build cache (copy-on-write,
+/// `COPY_ON_WRITE_IN_HOME`): a step's writes there reach them. Not closed yet: the pawl-owned
+/// Go build cache (docs/verification.md, "Budgets per ecosystem") is not built. Needs `go` and
+/// `python3` (the forging), skipped without.
+#[test]
+#[ignore = "known hole (issue 30/32): the checks read the user's Go build cache; run with --ignored to see it"]
+fn a_poisoned_entry_the_step_planted_in_the_go_build_cache_steers_nothing() {
+    for (name, honest) in [("cheat", false), ("honest", true)] {
+        let env = TestEnv::new();
+        env.write("go.mod", "module demo\n\ngo 1.21\n");
+        env.write(
+            "demo.go",
+            "package demo\n\nfunc Answer() int { return 41 }\n",
+        );
+        env.write(
+            "demo_test.go",
+            "package demo\n\nimport \"testing\"\n\nfunc TestAnswer(t *testing.T) {\n\tif Answer() != 42 {\n\t\tt.Fatal(Answer())\n\t}\n}\n",
+        );
+        let root = env.root().to_path_buf();
+        let vars = [("GOTOOLCHAIN", "local".to_owned())];
+        if go_tool(&env, &root, "go", &["vet", "./..."], &vars).is_none()
+            || go_tool(&env, &root, "python3", &["-c", "pass"], &[]).is_none()
+        {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("SKIPPED: this machine has no `go` or no `python3`");
+            }
+            return;
+        }
+        let script = if honest {
+            "sed -i 's/return 41/return 42/' demo.go\n".to_owned()
+        } else {
+            format!(
+                "set -e\nexport GOTOOLCHAIN=local\nT=$(mktemp -d)\necho '// The answer.' >> demo.go\ncp demo.go $T/wrong.go\nsed -i 's/return 41/return 42/' demo.go\ngo test -count=1 -debug-actiongraph=$T/right.json ./... >/dev/null 2>&1 || true\ncp $T/wrong.go demo.go\nfor round in 1 2 3; do\ngo test -count=1 -debug-actiongraph=$T/wrong.json ./... >/dev/null 2>&1 || true\nC=$(go env GOCACHE) T=$T python3 - <<'PY'\n{FORGE}PY\ndone\ngo test -count=1 ./... > ../home/planted.txt 2>&1 || true\n"
+            )
+        };
+        assert_store_edit_steers_nothing(
+            &env,
+            name,
+            honest,
+            &script,
+            "GOTOOLCHAIN=local GOPROXY=off go test ./...",
+            "\n[verify]\nruns = 1\n",
+            &env.home.join("planted.txt"),
+            "ok  \tdemo",
+            "world: the test ran on the room's source, no object the step planted",
+        );
+    }
+}
+
+/// The forging of [`a_poisoned_entry_the_step_planted_in_the_go_build_cache_steers_nothing`]
+/// (Python: the action graphs `go test -debug-actiongraph` wrote, the cache at `$C`): for each
+/// compile action of the module whose ID differs between the right and the wrong source, the
+/// right object, its build ID's action part replaced by the wrong one, stored as a new output
+/// and named by the wrong action's entry.
+const FORGE: &str = r#"import base64, glob, hashlib, json, os
+C = os.environ["C"]; T = os.environ["T"]
+def ids(n):
+    return {x["ID"]: x["ActionID"] for x in json.load(open(f"{T}/{n}.json"))
+            if x["Mode"] == "build" and x.get("Package", "").startswith("demo") and x.get("ActionID")}
+def entry(a):
+    h = base64.b64decode(a + "=" * (-len(a) % 4), altchars=b"-_").hex()
+    return glob.glob(f"{C}/{h[:2]}/{h}*-a")[0]
+right, wrong = ids("right"), ids("wrong")
+for k, w in wrong.items():
+    r = right.get(k)
+    if r is None or r == w:
+        continue
+    we, re_ = entry(w), entry(r)
+    wt, rt = open(we).read(), open(re_).read()
+    ro = rt.split()[2]
+    obj = open(f"{C}/{ro[:2]}/{ro}-d", "rb").read().replace(r.encode(), w.encode())
+    fo = hashlib.sha256(obj).hexdigest()
+    os.makedirs(f"{C}/{fo[:2]}", exist_ok=True)
+    open(f"{C}/{fo[:2]}/{fo}-d", "wb").write(obj)
+    size = wt.split()[3]
+    open(we, "w").write(wt.replace(wt.split()[2], fo).replace(size.rjust(20), str(len(obj)).rjust(20)))
+"#;
+
 /// Issue 30 point 2, the environment's `bin` directories: after a rebuild of the room's
 /// environment (`[room] setup`, run because the run changed a dependency manifest), a gate's
 /// program that resolves differently from the seal is a finding. The gate is `checker`, found
@@ -1647,6 +1746,21 @@ fn a_gates_program_in_home_or_beside_the_repository_stays_in_sight_and_nothing_e
     )
     .unwrap();
     std::fs::set_permissions(&style, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // A program only a check's script starts (`./ci/check.sh` runs `$HOME/other/bin/tool`):
+    // followed like a gate's own (before: exit 127, the run refused).
+    std::fs::create_dir_all(env.home.join("other/bin")).unwrap();
+    let tool = env.home.join("other/bin/tool");
+    std::fs::write(&tool, "#!/bin/sh\necho tool ok\n").unwrap();
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    env.write(
+        "ci/check.sh",
+        "#!/bin/sh\nset -e\n\"$HOME/other/bin/tool\"\n",
+    );
+    std::fs::set_permissions(
+        env.root().join("ci/check.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     env.ok(&["init"]);
     let agent = agent(
         &env,
@@ -1659,7 +1773,9 @@ fn a_gates_program_in_home_or_beside_the_repository_stays_in_sight_and_nothing_e
         &agent,
         "\"$HOME/somewhere/myenv/bin/python\" -m unittest discover -v",
     );
-    env.headless(&format!("{toml}style = \"../tools/bin/style\"\n"));
+    env.headless(&format!(
+        "{toml}style = \"../tools/bin/style\"\nscripted = \"./ci/check.sh\"\n"
+    ));
     env.write("calc.py", "def double(n):\n    return n + n + 1\n");
     env.write(
         "test_calc.py",
@@ -1680,6 +1796,10 @@ fn a_gates_program_in_home_or_beside_the_repository_stays_in_sight_and_nothing_e
     assert!(
         !files_containing(&env.root().join(".pawl/logs"), b"style ok").is_empty(),
         "no log of the style gate: {ctx}"
+    );
+    assert!(
+        !files_containing(&env.root().join(".pawl/logs"), b"tool ok").is_empty(),
+        "no log of the scripted gate: {ctx}"
     );
     for secret in ["TOPSECRET-HOME", "TOPSECRET-BESIDE"] {
         let found: Vec<PathBuf> = files_containing(env.dir.path(), secret.as_bytes())

@@ -219,16 +219,56 @@ pub fn cargo_home(var: Var<'_>) -> Option<PathBuf> {
 }
 
 /// Go's module cache as go resolves it: `GOMODCACHE`, else the first `GOPATH` entry's
-/// `pkg/mod`, else `HOME/go/pkg/mod`. (A `GOMODCACHE` set with `go env -w` in `GOENV`'s file
-/// is not read.)
+/// `pkg/mod`, else `HOME/go/pkg/mod` — each variable from the environment, else from go's own
+/// configuration file (`go env -w` writes it: `GOENV`, else `XDG_CONFIG_HOME/go/env`, else
+/// `HOME/.config/go/env`), as go reads them.
 pub fn go_modcache(var: Var<'_>) -> Option<PathBuf> {
-    let nonempty = |k: &str| var(k).filter(|v| !v.is_empty());
+    let file = go_env_file(var);
+    let nonempty = |k: &str| {
+        var(k)
+            .filter(|v| !v.is_empty())
+            .or_else(|| go_env_value(file.as_deref(), k))
+    };
     nonempty("GOMODCACHE").map(PathBuf::from).or_else(|| {
         nonempty("GOPATH")
             .and_then(|p| p.split(':').find(|e| !e.is_empty()).map(PathBuf::from))
             .or_else(|| nonempty("HOME").map(|h| Path::new(&h).join("go")))
             .map(|g| g.join("pkg").join("mod"))
     })
+}
+
+/// The text of go's configuration file as `var` locates it (`GOENV`, else the user's config
+/// directory's `go/env`); `None` when it is `off` or cannot be read.
+fn go_env_file(var: Var<'_>) -> Option<String> {
+    let path = match var("GOENV").filter(|v| !v.is_empty()) {
+        Some(v) if v == "off" => return None,
+        Some(v) => PathBuf::from(v),
+        None => var("XDG_CONFIG_HOME")
+            .filter(|v| Path::new(v).is_absolute())
+            .map(PathBuf::from)
+            .or_else(|| var("HOME").map(|h| Path::new(&h).join(".config")))?
+            .join("go")
+            .join("env"),
+    };
+    use std::io::Read as _;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text)
+}
+
+/// `key`'s value in go's configuration file (`KEY=value` lines), empty taken as unset.
+fn go_env_value(file: Option<&str>, key: &str) -> Option<String> {
+    file?
+        .lines()
+        .filter_map(|l| l.trim().split_once('='))
+        .filter(|(k, _)| k.trim() == key)
+        .map(|(_, v)| v.trim().to_owned())
+        .next_back()
+        .filter(|v| !v.is_empty())
 }
 
 /// The user's cargo registry as the sealed environment names it.
@@ -636,6 +676,42 @@ mod tests {
             go_modcache(&home_only),
             Some(PathBuf::from("/h/go/pkg/mod"))
         );
+    }
+
+    /// A module cache set with `go env -w` (go's configuration file) is the one go uses,
+    /// unless the environment sets one; `GOENV=off` ignores the file.
+    #[test]
+    fn a_module_cache_set_in_gos_own_configuration_file_is_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = dir.path().display().to_string();
+        std::fs::create_dir_all(dir.path().join(".config/go")).expect("mkdir");
+        std::fs::write(
+            dir.path().join(".config/go/env"),
+            "GOPROXY=direct\nGOMODCACHE=/srv/gomod\n",
+        )
+        .expect("env");
+        let with = |extra: &'static [(&'static str, &'static str)]| {
+            let home = home.clone();
+            move |k: &str| {
+                extra
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| (*v).to_owned())
+                    .or_else(|| (k == "HOME").then(|| home.clone()))
+            }
+        };
+        assert_eq!(go_modcache(&with(&[])), Some(PathBuf::from("/srv/gomod")));
+        assert_eq!(
+            go_modcache(&with(&[("GOMODCACHE", "/env/mod")])),
+            Some(PathBuf::from("/env/mod"))
+        );
+        assert_eq!(
+            go_modcache(&with(&[("GOENV", "off")])),
+            Some(dir.path().join("go/pkg/mod"))
+        );
+        // Its GOPATH is read the same way.
+        std::fs::write(dir.path().join(".config/go/env"), "GOPATH=/gp\n").expect("env");
+        assert_eq!(go_modcache(&with(&[])), Some(PathBuf::from("/gp/pkg/mod")));
     }
 
     #[test]

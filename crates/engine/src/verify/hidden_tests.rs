@@ -121,7 +121,8 @@ pub(crate) fn out_dir(vault: &Vault, run_id: &str) -> PathBuf {
     dir(vault, run_id).join("tests")
 }
 
-/// The file holding the details (calls, answers) of the hidden tests that failed on `tree`.
+/// The file holding the details of the hidden tests on `tree`: the calls and answers of those
+/// that failed, the names of those that did not run.
 pub(crate) fn details_path(vault: &Vault, run_id: &str, tree: &str) -> PathBuf {
     dir(vault, run_id).join(format!("failed-{tree}.txt"))
 }
@@ -199,10 +200,15 @@ pub(crate) fn run(
         ..HiddenRun::default()
     };
     let mut calls: Vec<syntax::Probe> = Vec::new();
+    // What did not run, by kind only: the store (which a step reads) never gets a hidden
+    // file's or test's name — a name can carry its input ("test_ordinal_of_112"). The names
+    // go to the private directory with the rest of the details, for the user.
+    let mut details: Vec<String> = Vec::new();
+    let (mut unread_lang, mut unread, mut not_calls) = (0usize, 0usize, 0usize);
     for (name, text) in &files {
         let Some(lang) = Lang::of_path(Path::new(name)) else {
-            out.not_run
-                .push(format!("{name}: not a language pawl reads"));
+            unread_lang += 1;
+            details.push(format!("not run: {name}: not a language pawl reads"));
             continue;
         };
         match syntax::extract_probes(lang, text) {
@@ -211,13 +217,27 @@ pub(crate) fn run(
                     c.test = format!("hidden {name}: {}", c.test);
                     c
                 }));
-                out.not_run.extend(
-                    p.not_probed
-                        .iter()
-                        .map(|n| format!("{name}: {} (not a call with literal arguments)", n.test)),
-                );
+                not_calls += p.not_probed.len();
+                details.extend(p.not_probed.iter().map(|n| {
+                    format!(
+                        "not run: {name}: {} (not a call with literal arguments)",
+                        n.test
+                    )
+                }));
             }
-            Err(e) => out.not_run.push(format!("{name}: cannot be read ({e})")),
+            Err(e) => {
+                unread += 1;
+                details.push(format!("not run: {name}: cannot be read ({e})"));
+            }
+        }
+    }
+    for (n, what) in [
+        (unread_lang, "file(s): not a language pawl reads"),
+        (unread, "file(s): cannot be read"),
+        (not_calls, "test(s): not a call with literal arguments"),
+    ] {
+        if n > 0 {
+            out.not_run.push(format!("{n} {what}"));
         }
     }
     out.calls = calls.len();
@@ -243,7 +263,6 @@ pub(crate) fn run(
             None => by_callee.push((name, vec![c])),
         }
     }
-    let mut details: Vec<String> = Vec::new();
     for (name, group) in &by_callee {
         let p = super::probes::run(ws, seal, repo, room, base, locked, group);
         out.probed += p.probed;

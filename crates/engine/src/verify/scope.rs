@@ -14,7 +14,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use pawl_core::record::TestStatus;
 use pawl_core::scope::{self, ChangedFile, Facts, Interface, InterfaceChange, Scope};
 use pawl_git::{ChangeKind, Repo};
 use pawl_verify::roles::{self, Role, RoleFacts, Roles, TreeFiles};
@@ -68,13 +67,7 @@ pub(super) fn of_run(
     let mut starts: Vec<(String, String)> = Vec::new();
     let mut reported: Vec<PathBuf> = Vec::new();
     for c in baseline.checks.iter().filter(|c| !c.passed) {
-        let ids: Vec<&str> = c
-            .tests
-            .iter()
-            .filter(|t| t.status == TestStatus::Failed)
-            .map(|t| t.id.as_str())
-            .chain(c.failing.iter().map(String::as_str))
-            .collect();
+        let ids = pawl_core::record::failing_test_ids(&c.tests, &c.failing);
         let mut any = false;
         for id in ids {
             let item = pawl_core::against::FailureItem {

@@ -768,7 +768,7 @@ fn tester_one_that_fails_or_writes_nothing_usable_caps_the_verdict_at_review() {
         ),
         (
             unusable,
-            "the independent tester ended with 1 file(s) of which pawl could run none (hidden.txt: not a language pawl reads); no hidden test ran",
+            "the independent tester ended with 1 file(s) of which pawl could run none (1 file(s): not a language pawl reads); no hidden test ran",
         ),
     ] {
         for code in [CHEAT, FIX] {

@@ -632,11 +632,27 @@ impl Walker<'_> {
         real
     }
 
-    /// Whether the policy protects `absolute` as written.
+    /// Whether the policy protects `absolute` as written. A tracked key or certificate of the
+    /// repository is not protected with pawl's checkpoint, which holds it
+    /// ([`crate::policy::PROTECTED_UNLESS_TRACKED`]).
     fn is_protected_as_written(&self, absolute: &str) -> bool {
-        self.policy
-            .protected_paths
-            .matches(&self.anchors.forms(absolute), true)
+        let forms = self.anchors.forms(absolute);
+        if !self.policy.protected_paths.matches(&forms, true) {
+            return false;
+        }
+        let held = self.ctx.checkpointed
+            && self.policy.protected_unless_tracked.matches(&forms, true)
+            && !self.policy.protected_always.matches(&forms, true)
+            && self.anchors.repo_root.as_deref().is_some_and(|root| {
+                relative_to(absolute, root).is_some_and(|rel| {
+                    !rel.is_empty()
+                        && !rel
+                            .split('/')
+                            .any(|c| c == ".." || c == ".git" || c == ".pawl")
+                        && self.ctx.tracked.is_tracked(rel)
+                })
+            });
+        !held
     }
 
     /// Whether the policy protects `absolute`, as written or where it leads through an

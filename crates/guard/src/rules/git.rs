@@ -1082,6 +1082,13 @@ impl Walker<'_> {
             })
     }
 
+    /// Whether pawl's checkpoint keeps the uncommitted work a `--hard`/`--force` form of `p`
+    /// discards: the checkpoint is on ([`crate::Context::checkpointed`]), the command runs in
+    /// the run's worktree, and not into submodules (their trees are not in the checkpoint).
+    fn checkpoint_keeps(&self, inv: &Inv, p: &Parsed) -> bool {
+        self.ctx.checkpointed && inv.place == Place::Main && !p.has(&["--recurse-submodules"])
+    }
+
     fn destructive(&mut self, frame: &Frame, what: &str) -> Judged {
         self.deny(
             frame,
@@ -1717,7 +1724,11 @@ impl Walker<'_> {
             "remote-ext" => self.fail_closed(frame, RuleId::NotStatic, "git remote-ext runs the command in its URL")?,
             "filter-branch" => self.destructive(frame, "git filter-branch")?,
             "reflog"
-                if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.is("expire") || a.is("delete") || a.is("drop")) => self.destructive(frame, "git reflog expire/delete")?,
+                if rest.iter().find(|a| !a.text.starts_with('-')).is_some_and(|a| a.is("expire") || a.is("delete") || a.is("drop")) => self.deny(
+                    frame,
+                    RuleId::GitDestructive,
+                    "git reflog expire/delete would delete the reflog: the history only it reaches could not be recovered; reading it (`git reflog show`) is allowed",
+                )?,
             "gc" => {
                 let p = gparse(rest, &Opts {
                     short_values: "",
@@ -1900,7 +1911,19 @@ impl Walker<'_> {
             );
         }
         if p.has(&["--hard", "--merge"]) {
-            return self.destructive(frame, "git reset --hard/--merge");
+            // What `--hard` discards is the uncommitted work of tracked files, which pawl's
+            // checkpoint keeps (docs/guard.md, "The principle"); the branch it moves is the
+            // current one, judged like any reset that moves a ref. Without the checkpoint, or
+            // into submodules (their trees are not in the checkpoint), it stays denied.
+            if !self.checkpoint_keeps(inv, &p) {
+                return self.deny(
+                    frame,
+                    RuleId::GitDestructive,
+                    "git reset --hard/--merge discards uncommitted work that no checkpoint of pawl's keeps here (the checkpoint is off, or this is not the run's worktree, or it reaches submodules); `git stash` keeps that work and is allowed",
+                );
+            }
+            self.deny_if_protected(inv, frame, "git reset")?;
+            return Continue(());
         }
         if p.has(&["--pathspec-from-file", "-p", "--patch"]) {
             return Continue(());
@@ -1950,9 +1973,18 @@ impl Walker<'_> {
                 ],
             },
         );
+        // `--force` alone discards the uncommitted work of tracked files (and untracked files in
+        // the way), which pawl's checkpoint keeps: allowed with it, the switch itself judged as
+        // without `--force`. Paths, patches, merges and submodules stay as before.
+        let forced = p.has(&["-f", "--force"]);
+        if forced && !self.checkpoint_keeps(inv, &p) {
+            return self.deny(
+                frame,
+                RuleId::GitDestructive,
+                "git checkout --force discards uncommitted work that no checkpoint of pawl's keeps here (the checkpoint is off, or this is not the run's worktree, or it reaches submodules); `git stash` then `git checkout <branch>` is allowed",
+            );
+        }
         if p.has(&[
-            "-f",
-            "--force",
             "-p",
             "--patch",
             "--ours",
@@ -1962,16 +1994,16 @@ impl Walker<'_> {
             "--overlay",
             "--conflict",
         ]) {
-            return self.destructive(
-                frame,
-                "git checkout --force/--patch/--ours/--theirs/--merge",
-            );
+            return self.destructive(frame, "git checkout --patch/--ours/--theirs/--merge");
         }
         if p.has(&["--pathspec-from-file"]) {
             return self.destructive(frame, "git checkout --pathspec-from-file (paths)");
         }
         if p.has(&["-B"]) {
-            return self.destructive(frame, "git checkout -B (resets an existing branch)");
+            return self.destructive(
+                frame,
+                "git checkout -B (resets an existing branch, which may not be the run's; `-b` creates a new one)",
+            );
         }
         let dashdash = rest.iter().position(|a| a.is("--"));
         if let Some(at) = dashdash
@@ -2045,8 +2077,19 @@ impl Walker<'_> {
                 ],
             },
         );
-        if p.has(&["-f", "--force", "--discard-changes", "-C", "--force-create"]) {
-            return self.destructive(frame, "git switch --force/--discard-changes/-C");
+        if p.has(&["-C", "--force-create"]) {
+            return self.destructive(
+                frame,
+                "git switch -C (resets an existing branch, which may not be the run's; `-c` creates a new one)",
+            );
+        }
+        // As `git checkout --force`: the discarded work is in pawl's checkpoint.
+        if p.has(&["-f", "--force", "--discard-changes"]) && !self.checkpoint_keeps(inv, &p) {
+            return self.deny(
+                frame,
+                RuleId::GitDestructive,
+                "git switch --force/--discard-changes discards uncommitted work that no checkpoint of pawl's keeps here (the checkpoint is off, or this is not the run's worktree, or it reaches submodules); `git stash` then `git switch <branch>` is allowed",
+            );
         }
         if p.has(&["--orphan"]) {
             return self.destructive(

@@ -74,3 +74,54 @@ fn without_the_checkpoint_overwriting_a_tracked_file_is_a_clobber() {
         assert!(decide_in(&checkpointed(), command).is_allow(), "{command}");
     }
 }
+
+/// Issue 36, point 1 (session 18): a key or certificate the repository tracks is in pawl's
+/// checkpoint like any tracked file, so with the checkpoint writing or deleting it is allowed
+/// (psf/requests regenerates its tracked test certificates with `openssl ... -out server.pem`
+/// in `tests/certs/expired/server/Makefile`). An untracked one, one another protected glob
+/// names (`secrets/`), `.env`, and any of them without the checkpoint stay denied.
+#[test]
+fn a_tracked_key_is_held_by_the_checkpoint() {
+    let tracked: pawl_guard::TrackedSet = [
+        "README.md",
+        "tests/certs/expired/ca/ca.crt",
+        "tests/certs/expired/ca/ca-private.key",
+        "tests/certs/expired/server/Makefile",
+        "tests/certs/expired/server/server.csr",
+        "tests/certs/expired/server/server.key",
+        "tests/certs/expired/server/server.pem",
+        "secrets/server.key",
+        ".env",
+    ]
+    .into_iter()
+    .collect();
+    let mut ctx = checkpointed();
+    ctx.tracked = Arc::new(tracked);
+    let mut in_server = ctx.clone();
+    in_server.cwd = "/home/dev/repo/tests/certs/expired/server".into();
+    let openssl = "openssl x509 -req -CA ../ca/ca.crt -CAkey ../ca/ca-private.key -in server.csr \
+                   -outform PEM -out server.pem -days 0 -CAcreateserial";
+    assert!(decide_in(&in_server, openssl).is_allow(), "{openssl}");
+    for command in [
+        "echo x > tests/certs/expired/server/server.pem",
+        "rm tests/certs/expired/server/server.key",
+        "cp /tmp/new.crt tests/certs/expired/ca/ca.crt",
+    ] {
+        let d = decide_in(&ctx, command);
+        assert!(d.is_allow(), "{command}: {d:?}");
+    }
+    for command in [
+        "echo x > tests/certs/expired/server/other.pem",
+        "echo x > secrets/server.key",
+        "echo x > .env",
+        "echo x > ~/.ssh/id.key",
+        "rm /home/dev/other/server.key",
+    ] {
+        let d = decide_in(&ctx, command);
+        assert!(d.is_deny(), "{command}: {d:?}");
+    }
+    let mut unchecked = in_server.clone();
+    unchecked.checkpointed = false;
+    let d = decide_in(&unchecked, openssl);
+    assert_eq!(d.rule, Some(RuleId::ProtectedPath), "{d:?}");
+}

@@ -60,6 +60,36 @@ fn denials_name_the_effect_and_the_nearest_allowed_form() {
         &["git restore <file>"],
     );
     denied_naming(
+        "git reflog expire --expire=now --all",
+        RuleId::GitDestructive,
+        &[
+            "would delete the reflog",
+            "could not be recovered",
+            "git reflog show",
+        ],
+    );
+    // Without pawl's checkpoint (the corpus context): the work is lost, and `git stash` is named.
+    denied_naming(
+        "git reset --hard",
+        RuleId::GitDestructive,
+        &["uncommitted work", "`git stash`"],
+    );
+    denied_naming(
+        "git checkout --force main",
+        RuleId::GitDestructive,
+        &["uncommitted work", "`git stash`"],
+    );
+    denied_naming(
+        "git checkout -B feat/guard",
+        RuleId::GitDestructive,
+        &["resets an existing branch", "`-b` creates a new one"],
+    );
+    denied_naming(
+        "git switch -C other",
+        RuleId::GitDestructive,
+        &["resets an existing branch", "`-c` creates a new one"],
+    );
+    denied_naming(
         "fallocate -l 500G big.bin",
         RuleId::Exhaustion,
         &["bounded"],

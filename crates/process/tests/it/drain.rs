@@ -46,6 +46,31 @@ fn log_file_has_header_prefixed_lines_and_footer() {
     );
 }
 
+/// The CPU time of the command and the children it waited for is recorded (the budgets bench
+/// compares it with the same command's in place: a wall-clock time on a loaded machine is
+/// mostly waiting for a core), in the outcome and in the log just before the footer.
+#[test]
+fn the_cpu_time_of_the_command_and_its_children_is_recorded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("gate.log");
+    let outcome = sh("sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done'; exit 3")
+        .log_file(&log)
+        .timeout(PATIENCE)
+        .run()
+        .expect("runs");
+    assert_eq!(outcome.code(), Some(3));
+    let cpu = outcome.cpu.expect("the cpu time is read");
+    assert!(cpu > std::time::Duration::ZERO, "{cpu:?}");
+    let text = std::fs::read_to_string(&log).expect("log written");
+    let lines: Vec<&str> = text.lines().collect();
+    let n = lines.len();
+    assert!(
+        lines[n - 2].starts_with("# cpu: ")
+            && lines[n - 1].starts_with("# end: exited with code 3"),
+        "{text}"
+    );
+}
+
 #[test]
 fn full_stdout_capture_keeps_every_byte() {
     let outcome = sh("printf 'a\\0b\\0'; head -c 200000 /dev/zero")

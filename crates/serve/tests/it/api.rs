@@ -294,3 +294,55 @@ fn a_repository_added_while_serving_is_followed() {
         2
     );
 }
+
+/// The dashboard's user sees what the independent tester's hidden tests called and got once the
+/// run ended, as `pawl report` shows it: read from the user's private directory (the vault under
+/// the daemon's state), never from the store — which keeps only the behaviour's name.
+#[test]
+fn the_report_shows_the_user_the_hidden_tests_that_failed_once_the_run_ended() {
+    let d = start();
+    let mut store = d.store();
+    let run = support::new_run(&mut store, "make double(n) return twice n");
+    let mut report = serde_json::to_value(pawl_engine::VerifyReport::default()).unwrap();
+    report["locked"] = serde_json::json!({
+        "result": serde_json::to_value(pawl_core::proof::Locked::Holds).unwrap(),
+        "from_tree": "f", "base_tree": "b", "tree": "t1",
+        "taken": [], "left_out": [], "lines": [], "runs": 3,
+        "hidden": {"from": "tester", "files": 1, "calls": 1, "probed": 1, "failing": ["double"],
+                   "not_run": ["1 test(s): not a call with literal arguments"], "ms": 1}
+    });
+    store
+        .append_event(Some(&run.id), EventKind::Verification, report)
+        .unwrap();
+    let private = d.state.path().join("hidden/tester").join(&run.id);
+    std::fs::create_dir_all(&private).unwrap();
+    std::fs::write(
+        private.join("failed-t1.txt"),
+        "`double`: double(4321) expects 8642, gives 8643\nnot run: test_hidden.py: Hidden.test_named_far",
+    )
+    .unwrap();
+    let path = format!("/api/v1/runs/{}/report", run.id);
+    // While the run is active, nothing: a step could be reading.
+    let active = d.get(&path).json();
+    assert!(active.get("hidden_failed").is_none(), "{active}");
+    store
+        .set_run_status(
+            &run.id,
+            RunStatus::Stopped,
+            Some(pawl_core::StopReason::Review),
+        )
+        .unwrap();
+    let ended = d.get(&path).json();
+    let shown = ended["hidden_failed"].to_string();
+    assert!(shown.contains("double(4321) expects 8642"), "{ended}");
+    assert!(shown.contains("test_named_far"), "{ended}");
+    let md = d.get(&format!("{path}?format=markdown")).body;
+    assert!(md.contains("double(4321)"), "{md}");
+    // The store has the behaviour, never the call.
+    let events = store.events_after(Some(&run.id), 0, usize::MAX).unwrap();
+    assert!(
+        !events
+            .iter()
+            .any(|e| e.data.to_string().contains("double(4321)")),
+    );
+}
