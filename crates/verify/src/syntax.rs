@@ -21,6 +21,7 @@
 //! - [`literal`]: [`Literal`], the plain data that tests compare with (numbers, strings, booleans,
 //!   null, lists and maps of these).
 
+mod data;
 pub mod defs;
 pub mod exports;
 pub mod inline;

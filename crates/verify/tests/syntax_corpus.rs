@@ -82,12 +82,28 @@ fn is_test_file(rel: &str) -> bool {
 }
 
 fn is_data_file(rel: &str) -> bool {
-    [".json", ".txt", ".csv", ".tsv", ".yaml", ".yml", ".dat"]
-        .iter()
-        .any(|e| rel.ends_with(e))
-        && !rel.ends_with("package.json")
-        && !rel.ends_with("package-lock.json")
-        && !rel.ends_with("tsconfig.json")
+    // manifests and tool settings are declarations or configuration to pawl, never screened
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    [
+        ".json", ".txt", ".csv", ".tsv", ".yaml", ".yml", ".dat", ".toml",
+    ]
+    .iter()
+    .any(|e| rel.ends_with(e))
+        && ![
+            "package.json",
+            "package-lock.json",
+            "tsconfig.json",
+            "Cargo.toml",
+            "pyproject.toml",
+            "rustfmt.toml",
+            ".rustfmt.toml",
+            "clippy.toml",
+            "deny.toml",
+            "rust-toolchain.toml",
+            "ruff.toml",
+            "config.toml",
+        ]
+        .contains(&name)
 }
 
 struct Outcome {

@@ -936,6 +936,182 @@ fn screen_build_output(
     found
 }
 
+/// Directories a check writes that hold no code it generated from the product: caches of the
+/// interpreters and runners, installed packages, Rust's build tree (its `OUT_DIR` is read by
+/// [`screen_build_output`]), and the tests' own folders.
+const NOT_GENERATED: &[&str] = &[
+    "node_modules",
+    "__pycache__",
+    "target",
+    "testdata",
+    "tests",
+    "test",
+    "__tests__",
+    "__snapshots__",
+    "coverage",
+    "htmlcov",
+];
+
+/// Whether a file a check wrote, by its path inside the tree, is code the check generated: a
+/// source of a language the screen reads, outside [`NOT_GENERATED`] and hidden folders, not
+/// named as a test.
+fn generated_source(rel: &Path) -> bool {
+    let hidden_or_cache = rel.components().any(|c| {
+        let c = c.as_os_str().to_string_lossy();
+        c.starts_with('.') || NOT_GENERATED.contains(&c.as_ref())
+    });
+    let name = rel
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let test_name = name.starts_with("test_")
+        || name.starts_with("conftest")
+        || [
+            "_test.py",
+            "_test.go",
+            ".test.js",
+            ".test.ts",
+            ".spec.js",
+            ".spec.ts",
+            ".test.mjs",
+            ".spec.mjs",
+        ]
+        .iter()
+        .any(|s| name.ends_with(s));
+    !hidden_or_cache && !test_name && syntax::Lang::of_path(rel).is_some()
+}
+
+/// The code the checks generated (issue 34 point 1, "what the build generated", beyond Rust's
+/// `OUT_DIR`): a source file of a language the screen reads that a check wrote during the first
+/// pass — a Python module a product module writes and imports, a JS module a build step writes
+/// — in a check's overlay layer (`scratch/*/upper`, the kept build's too: unless the locked
+/// tree holds the same text) or, without an overlay, in the room's tree (a path the locked tree
+/// does not hold). Screened for answers shaped to the deciding tests only, like the build's
+/// output (the rows are the source's business), against the tree's file of the same path or
+/// name: a copy or a bundle of the tree's source adds nothing of its own.
+fn screen_check_output(
+    room: &crate::room::Room,
+    tree: &GitTree<'_>,
+    deciding: &[syntax::Probe],
+) -> Vec<String> {
+    if deciding.is_empty() {
+        return Vec::new();
+    }
+    let tracked: std::collections::HashSet<PathBuf> = tree.paths().into_iter().collect();
+    let scratch = room.dir().join(pawl_process::sandbox::check::ROOM_SCRATCH);
+    // (the top, whether it is a layer of what the checks wrote)
+    let mut tops: Vec<(PathBuf, bool)> = std::fs::read_dir(&scratch)
+        .map(|d| {
+            d.flatten()
+                .map(|e| (e.path().join("upper"), true))
+                .collect()
+        })
+        .unwrap_or_default();
+    tops.push((room.root().to_path_buf(), false));
+    let mut files: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut visited = 0usize;
+    for (top, layer) in tops {
+        let mut stack = vec![(top.clone(), 0usize)];
+        while let Some((dir, depth)) = stack.pop() {
+            visited += 1;
+            if visited > 20_000 || files.len() >= 200 {
+                break;
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let path = e.path();
+                let Ok(kind) = e.file_type() else { continue };
+                let Ok(rel) = path.strip_prefix(&top).map(Path::to_path_buf) else {
+                    continue;
+                };
+                let skipped = rel.file_name().is_some_and(|n| {
+                    let n = n.to_string_lossy();
+                    n.starts_with('.') || NOT_GENERATED.contains(&n.as_ref())
+                });
+                if kind.is_dir() && depth < 8 && !skipped {
+                    stack.push((path, depth + 1));
+                } else if kind.is_file()
+                    && generated_source(&rel)
+                    && (layer || !tracked.contains(&rel))
+                {
+                    files.push((rel, path));
+                }
+            }
+        }
+    }
+    files.sort();
+    files.dedup_by(|a, b| a.0 == b.0);
+    let mut found = Vec::new();
+    for (rel, f) in files {
+        if !std::fs::metadata(&f).is_ok_and(|m| m.len() <= 1 << 20) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        // What it is compared with: the tree's file of that path, else the tree's file of the
+        // same name nearest to it (a copy a build makes, `build/lib/pkg/calc.py` of
+        // `src/pkg/calc.py`, or a bundle of `src/index.js`, adds nothing of its own).
+        let namesake = if tracked.contains(&rel) {
+            Some(rel.clone())
+        } else {
+            tracked
+                .iter()
+                .filter(|p| p.file_name() == rel.file_name())
+                .max_by_key(|p| {
+                    let same = p
+                        .components()
+                        .rev()
+                        .zip(rel.components().rev())
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    (
+                        same,
+                        std::cmp::Reverse(p.components().count()),
+                        (*p).clone(),
+                    )
+                })
+                .cloned()
+        };
+        let baseline = namesake.and_then(|p| tree.read(&p));
+        if baseline.as_deref() == Some(text.as_str()) {
+            continue;
+        }
+        let Some(lang) = syntax::Lang::of_path(&rel) else {
+            continue;
+        };
+        let shown = format!("{} (code a check wrote, not in the tree)", rel.display());
+        for x in syntax::screen(
+            lang,
+            Path::new(&shown),
+            baseline.as_deref(),
+            &text,
+            deciding,
+        )
+        .into_iter()
+        .filter(|x| x.category == "answers")
+        {
+            let from = x
+                .test
+                .as_ref()
+                .map(|t| format!(" (the literals of the test `{t}`)"))
+                .unwrap_or_default();
+            found.push(format!(
+                "`{}`: {} [{}]{from}\n{}",
+                x.path,
+                x.words,
+                x.rule,
+                x.hunk.trim_end()
+            ));
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
 /// The syntax screen's findings on one product change, as the report shows them.
 fn screen_change(
     path: &Path,
@@ -1267,6 +1443,14 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         out.findings
             .extend(screen_build_output(&room, script, &s.deciding));
     }
+    // The code the checks generated in their layers (a module a product module writes and
+    // imports, a build step's output), read before the same sync.
+    let locked = GitTree {
+        repo: &repo,
+        tree: s.tree.as_str(),
+    };
+    out.findings
+        .extend(screen_check_output(&room, &locked, &s.deciding));
     out.runs = 1;
     out.cost = Some(Cost {
         gate_ms: 0,
@@ -2259,6 +2443,33 @@ fn differences(a: &CheckRun, b: &CheckRun, only: Option<&[String]>) -> Vec<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a check wrote is read as generated code when it is a source of a language the
+    /// screen reads, outside caches, installed packages, hidden and test folders, and not a test.
+    #[test]
+    fn the_code_a_check_generated_is_told_from_caches_and_tests() {
+        for (path, generated) in [
+            ("_known.py", true),
+            ("src/pkg/_gen.py", true),
+            ("dist/index.js", true),
+            ("lib/units.mjs", true),
+            ("units_gen.go", true),
+            ("__pycache__/calc.cpython-311.pyc", false),
+            ("pkg/__pycache__/x.py", false),
+            ("node_modules/jest/index.js", false),
+            (".pytest_cache/v/x.py", false),
+            ("target/debug/build/x-1/out/known.rs", false),
+            ("tests/test_calc.py", false),
+            ("test_calc.py", false),
+            ("conftest.py", false),
+            ("calc.test.js", false),
+            ("calc_test.go", false),
+            ("report.xml", false),
+            ("coverage/lcov-report/prettify.js", false),
+        ] {
+            assert_eq!(generated_source(Path::new(path)), generated, "{path}");
+        }
+    }
 
     /// A failing test's id and the extractor's names of its probes meet on one key: Go's
     /// table rows and subtests on their test function (before, `TestOrdinals/0` never matched

@@ -2164,7 +2164,7 @@ const GO_BUILTINS: &[&str] = &[
 ];
 
 /// The names a table row gives its expected value.
-const EXPECTED_FIELDS: &[&str] = &[
+pub(crate) const EXPECTED_FIELDS: &[&str] = &[
     "want", "wanted", "exp", "expect", "expected", "out", "output", "result", "res",
 ];
 

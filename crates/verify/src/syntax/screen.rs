@@ -1871,8 +1871,9 @@ fn answers_until_else(p: &Parsed<'_>, n: Node<'_>) -> Vec<Literal> {
     out
 }
 
-/// Screen a data file under a source root (JSON, or `key<sep>value` lines) for the deciding
-/// tests' answers: the same entry rule as [`screen`], the file being one table.
+/// Screen a data file under a source root for the deciding tests' answers, read as its program
+/// would read it (`syntax::data`: JSON, YAML, TOML, CSV/TSV, else `key<sep>value` lines): the
+/// same entry rule as [`screen`], each map, list or file of rows one table.
 pub fn screen_data(
     path: &Path,
     baseline_src: Option<&str>,
@@ -1881,10 +1882,15 @@ pub fn screen_data(
 ) -> Vec<SyntaxFinding> {
     let path_text = path.display().to_string();
     let base: HashSet<String> = baseline_src
-        .map(|b| data_entries(b).into_iter().map(|e| e.signature).collect())
+        .map(|b| {
+            data_entries(path, b)
+                .into_iter()
+                .map(|e| e.signature)
+                .collect()
+        })
         .unwrap_or_default();
     answered(
-        &data_entries(final_src),
+        &data_entries(path, final_src),
         &base,
         deciding,
         final_src,
@@ -1893,7 +1899,69 @@ pub fn screen_data(
     )
 }
 
-fn data_entries(src: &str) -> Vec<Entry> {
+fn data_entries(path: &Path, src: &str) -> Vec<Entry> {
+    match super::data::read(path, src) {
+        super::data::Data::Tree(docs) => tree_entries(docs, src),
+        super::data::Data::Rows(rows) => row_entries(&rows),
+        super::data::Data::Lines => line_entries(src),
+    }
+}
+
+/// A row's entry: `fields` by name (a header's, a map's) or by place. A field named as an
+/// expected value (`want`, `expected`, ...) is its value and the others its keys; a row that
+/// names none is read as the code may read it, any field the value and the others its keys
+/// (`"celsius","fahrenheit"` rows read into `{f: c}`). Keys are each input alone and the inputs
+/// together in order (a composite key such as `(2, 3)`); a field holding a list of inputs
+/// (`input: [2, 3]`) is those inputs.
+fn row_entry(
+    names: Option<&[String]>,
+    fields: &[Literal],
+    table: usize,
+    span: Span,
+    signature: String,
+) -> Option<Entry> {
+    if fields.len() < 2 {
+        return None;
+    }
+    let named = names.and_then(|names| {
+        names
+            .iter()
+            .position(|n| super::probe::EXPECTED_FIELDS.contains(&n.to_ascii_lowercase().as_str()))
+    });
+    let answers: Vec<usize> = match named {
+        Some(at) => vec![at],
+        None => (0..fields.len()).collect(),
+    };
+    let mut keys = Vec::new();
+    for &at in &answers {
+        let mut inputs: Vec<Literal> = Vec::new();
+        for (i, f) in fields.iter().enumerate() {
+            match f {
+                _ if i == at => {}
+                Literal::List(items) if fields.len() == 2 => inputs.extend(items.iter().cloned()),
+                f => inputs.push(f.clone()),
+            }
+        }
+        if inputs.len() >= 2 {
+            keys.push(Literal::List(inputs.clone()));
+        }
+        keys.extend(inputs);
+    }
+    Some(Entry {
+        table,
+        keys,
+        values: answers.iter().map(|&at| fields[at].clone()).collect(),
+        span,
+        signature,
+    })
+}
+
+/// The entries of documents of nested maps and lists: every pair of a map (its key, its value),
+/// every pair in a list (`[[2, 3], 5]`-like `[k, v]`), and every row of a list — a list of
+/// three values or more, or a map of scalars (or of a list of inputs and a scalar) — each map and
+/// list its own table.
+fn tree_entries(docs: Vec<serde_json::Value>, src: &str) -> Vec<Entry> {
+    use serde_json::Value;
     let mut out = Vec::new();
     let whole = Span {
         start: 0,
@@ -1901,52 +1969,105 @@ fn data_entries(src: &str) -> Vec<Entry> {
         line: 1,
         end_line: src.lines().count().max(1),
     };
-    if let Ok(json) = serde_json::from_str::<serde_json::Value>(src) {
-        let mut stack = vec![json];
-        let mut guard = 0;
-        while let Some(v) = stack.pop() {
-            guard += 1;
-            if guard > 100_000 {
-                break;
-            }
-            match v {
-                serde_json::Value::Object(map) => {
-                    for (k, val) in map {
-                        if let Some(lv) = json_literal(&val, 0) {
-                            out.push(Entry {
-                                table: 0,
-                                signature: format!("{k:?}:{}", lv.key()),
-                                keys: vec![super::literal::scalar_of_text(&k), Literal::Str(k)],
-                                values: vec![lv],
-                                span: whole,
-                            });
-                        }
-                        stack.push(val);
-                    }
-                }
-                serde_json::Value::Array(items) => {
-                    for item in items {
-                        if let serde_json::Value::Array(pair) = &item
-                            && pair.len() == 2
-                            && let (Some(k), Some(v)) =
-                                (json_literal(&pair[0], 0), json_literal(&pair[1], 0))
-                        {
-                            out.push(Entry {
-                                table: 0,
-                                signature: format!("{}:{}", k.key(), v.key()),
-                                keys: vec![k],
-                                values: vec![v],
-                                span: whole,
-                            });
-                        }
-                        stack.push(item);
-                    }
-                }
-                _ => {}
-            }
+    let mut stack: Vec<Value> = docs;
+    let mut table = 0usize;
+    let mut guard = 0;
+    while let Some(v) = stack.pop() {
+        guard += 1;
+        if guard > 100_000 {
+            break;
         }
-        return out;
+        table += 1;
+        match v {
+            Value::Object(map) => {
+                for (k, val) in map {
+                    if let Some(lv) = json_literal(&val, 0) {
+                        out.push(Entry {
+                            table,
+                            signature: format!("{k:?}:{}", lv.key()),
+                            keys: vec![super::literal::scalar_of_text(&k), Literal::Str(k)],
+                            values: vec![lv],
+                            span: whole,
+                        });
+                    }
+                    stack.push(val);
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    let row = match &item {
+                        Value::Array(pair) if pair.len() == 2 => {
+                            if let (Some(k), Some(v)) =
+                                (json_literal(&pair[0], 0), json_literal(&pair[1], 0))
+                            {
+                                out.push(Entry {
+                                    table,
+                                    signature: format!("{}:{}", k.key(), v.key()),
+                                    keys: vec![k],
+                                    values: vec![v],
+                                    span: whole,
+                                });
+                            }
+                            None
+                        }
+                        Value::Array(cells) if cells.iter().all(is_scalar) => {
+                            let fields: Vec<Literal> =
+                                cells.iter().filter_map(|c| json_literal(c, 0)).collect();
+                            let sig = Literal::List(fields.clone()).key();
+                            row_entry(None, &fields, table, whole, sig)
+                        }
+                        Value::Object(map)
+                            if map.len() >= 2
+                                && map.values().all(|v| {
+                                    is_scalar(v)
+                                        || v.as_array().is_some_and(|a| a.iter().all(is_scalar))
+                                }) =>
+                        {
+                            let names: Vec<String> = map.keys().cloned().collect();
+                            let fields: Vec<Literal> =
+                                map.values().filter_map(|c| json_literal(c, 0)).collect();
+                            let sig = format!("row {}", Literal::List(fields.clone()).key());
+                            row_entry(Some(&names), &fields, table, whole, sig)
+                        }
+                        _ => None,
+                    };
+                    out.extend(row);
+                    stack.push(item);
+                }
+            }
+            _ => {}
+        }
     }
+    out
+}
+
+fn is_scalar(v: &serde_json::Value) -> bool {
+    !matches!(
+        v,
+        serde_json::Value::Array(_) | serde_json::Value::Object(_)
+    )
+}
+
+/// The entries of delimited rows (CSV, TSV): one table, a header's names telling the value's
+/// column.
+fn row_entries(rows: &[(Vec<String>, Span)]) -> Vec<Entry> {
+    let header = super::data::header(rows);
+    let names = header.then(|| rows[0].0.as_slice());
+    rows.iter()
+        .skip(usize::from(header))
+        .filter_map(|(cells, span)| {
+            let fields: Vec<Literal> = cells
+                .iter()
+                .map(|c| super::literal::scalar_of_text(c))
+                .collect();
+            row_entry(names, &fields, 0, *span, collapse(&cells.join(",")))
+        })
+        .collect()
+}
+
+/// The entries of `key<sep>value` lines (`=`, `:`, a tab, a comma or a space: the last).
+fn line_entries(src: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
     // Each line's byte offset, kept as the lines go by (a data file of many lines is read once).
     let mut next = 0;
     for (i, raw) in src.split_inclusive('\n').enumerate() {

@@ -124,7 +124,9 @@ fn every_entry_point(lang: Lang, a: &str, b: &str) {
     let deciding = [probe("t", "f", vec![int(2), int(3)], int(5))];
     let _ = screen(lang, Path::new("x"), Some(a), b, &deciding);
     let _ = screen(lang, Path::new("x"), None, a, &deciding);
-    let _ = screen_data(Path::new("x.json"), Some(a), b, &deciding);
+    for data in ["x.json", "x.yaml", "x.toml", "x.csv", "x.tsv"] {
+        let _ = screen_data(Path::new(data), Some(a), b, &deciding);
+    }
 }
 
 #[test]
@@ -1442,6 +1444,100 @@ fn a_data_file_holding_the_tested_answers_is_found() {
         screen_data(Path::new("a.json"), Some(json), json, &add_probes()),
         vec![]
     );
+}
+
+/// Issue 34 point 1: a data file is screened "however the code reads it" — the formats real
+/// projects keep test data in (YAML, TOML, CSV/TSV) and rows of named fields, not only a JSON
+/// map or `key=value` lines. Each form holds `add(2, 3) == 5` and `add(10, -4) == 6`; before
+/// session 18 every one of them was quiet.
+#[test]
+fn a_data_file_in_any_format_the_code_reads_holding_the_tested_answers_is_found() {
+    let cases: &[(&str, &str)] = &[
+        // YAML rows of named fields, the answer under a name
+        (
+            "data/cases.yaml",
+            "cases:\n  - a: 2\n    b: 3\n    want: 5\n  - a: 10\n    b: -4\n    want: 6\n",
+        ),
+        // YAML flow rows, the inputs as one list
+        (
+            "data/cases.yml",
+            "- {input: [2, 3], expected: 5}\n- {input: [10, -4], expected: 6}\n",
+        ),
+        // YAML block lists of a row's values, the answer last
+        (
+            "data/known.yaml",
+            "known:\n  - [2, 3, 5]\n  - [10, -4, 6]\n",
+        ),
+        // TOML arrays of tables
+        (
+            "src/calc/known.toml",
+            "[[case]]\na = 2\nb = 3\nsum = 5\n\n[[case]]\na = 10\nb = -4\nsum = 6\n",
+        ),
+        // TOML with the composite key quoted
+        (
+            "src/calc/known.toml",
+            "[known]\n\"2,3\" = 5\n\"10,-4\" = 6\n",
+        ),
+        // JSON rows of named fields
+        (
+            "data/rows.json",
+            "[{\"a\": 2, \"b\": 3, \"result\": 5}, {\"a\": 10, \"b\": -4, \"result\": 6}]",
+        ),
+        // CSV with a header naming the answer's column first
+        ("data/known.csv", "expected,a,b\n5,2,3\n6,10,-4\n"),
+        // CSV with quoted fields
+        (
+            "data/known.csv",
+            "\"a\",\"b\",\"sum\"\n\"2\",\"3\",\"5\"\n\"10\",\"-4\",\"6\"\n",
+        ),
+        // TSV
+        ("data/known.tsv", "a\tb\twant\n2\t3\t5\n10\t-4\t6\n"),
+    ];
+    for (path, text) in cases {
+        let f = screen_data(Path::new(path), None, text, &add_probes());
+        assert_eq!(f.len(), 2, "{path}:\n{text}\n{f:#?}");
+        assert!(f.iter().all(|x| x.rule == "data.tested-answers"), "{f:#?}");
+        let tests: Vec<_> = f.iter().filter_map(|x| x.test.as_deref()).collect();
+        assert_eq!(tests, ["test_add", "test_add"], "{path}");
+    }
+    // the same formats holding other content, a general table with one tested row, or the
+    // rows already at the baseline are quiet
+    let quiet: &[(&str, Option<&str>, &str)] = &[
+        (
+            "ci/config.yaml",
+            None,
+            "name: calc\nversion: 1.2.3\nsteps:\n  - run: make\n",
+        ),
+        (
+            "data/units.toml",
+            None,
+            "[[unit]]\nname = \"s\"\nsecs = 1\n[[unit]]\nname = \"m\"\nsecs = 60\n[[unit]]\nname = \"h\"\nsecs = 3600\n",
+        ),
+        (
+            "data/sums.csv",
+            None,
+            "a,b,sum\n2,3,5\n1,1,2\n4,4,8\n7,1,8\n",
+        ),
+        (
+            "data/cases.yaml",
+            Some("- [2, 3, 5]\n- [10, -4, 6]\n"),
+            "- [2, 3, 5]\n- [10, -4, 6]\n",
+        ),
+        // an edge row only: the empty input answered
+        ("data/edge.yaml", None, "- {input: \"\", want: 0}\n"),
+    ];
+    for (path, base, text) in quiet {
+        let f = screen_data(Path::new(path), *base, text, &add_probes());
+        assert_eq!(f, vec![], "{path}:\n{text}");
+    }
+    // a file that does not parse in its format is still read as lines, never a panic
+    let f = screen_data(
+        Path::new("data/bad.yaml"),
+        None,
+        "a: [\n2 3=5\n",
+        &add_probes(),
+    );
+    assert!(f.len() <= 1, "{f:#?}");
 }
 
 #[test]
