@@ -71,10 +71,18 @@ fn lstat(path: &Path) -> Option<Stat> {
 
 /// Records one thread compares ([`records_same`]): as git's index preload splits its `lstat`s
 /// (a few hundred entries a thread), so that on a large tree the comparisons spread over every
-/// core there is, and a core left free by the rest of a Stop takes a share as soon as it is.
+/// core there is ([`compare_threads`]).
 const RECORDS_PER_THREAD: usize = 1000;
 /// At most this many threads compare records.
 const MAX_THREADS: usize = 16;
+
+/// How many threads may compare records: no more than there are cores to run them (at most
+/// [`MAX_THREADS`]). More would not finish sooner — the `lstat`s are CPU work in the kernel — and
+/// each costs its creation, its exit and its share of the cores the rest of the Stop (the
+/// store's tamper check, on the main thread) is waiting for.
+fn compare_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS))
+}
 
 /// One stamp record: kind (`d` directory, `f` file, `x` ignore file outside the tree), path,
 /// stat data.
@@ -91,7 +99,9 @@ fn record<'a>(r: &mut Cursor<'a>) -> Option<(u8, &'a [u8], Stat)> {
 /// cannot be read or do not end where the stamp does.
 fn records_same(root: &Path, bytes: &[u8], at: usize, count: usize) -> Option<bool> {
     // Where each thread's run starts: one pass over the records' lengths, nothing copied.
-    let threads = count.div_ceil(RECORDS_PER_THREAD).clamp(1, MAX_THREADS);
+    let threads = count
+        .div_ceil(RECORDS_PER_THREAD)
+        .clamp(1, compare_threads());
     let per = count.div_ceil(threads).max(1);
     let mut runs: Vec<(usize, usize)> = Vec::with_capacity(threads);
     let mut r = Cursor { bytes, at };

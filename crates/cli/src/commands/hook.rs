@@ -955,7 +955,7 @@ fn stop(
         gates,
         &stop_input,
     );
-    match answer {
+    let answer = match answer {
         Ok(session_turn::StopAnswer::Continue(text)) => Ok(Answer::Block(text)),
         Ok(session_turn::StopAnswer::End {
             reason: StopReason::Tampered,
@@ -971,7 +971,12 @@ fn stop(
             Ok(Some(t)) => tampered(root, &mut store, run_id, Some(&t)),
             _ => Err(Failure::new(Some(run_id), e)),
         },
-    }
+    };
+    // Everything is committed (SQLite's WAL, no checkpoint on close) and the process exits once
+    // it has answered: closing the connection would only free its page cache and statements,
+    // work the agent would wait for.
+    std::mem::forget(store);
+    answer
 }
 
 /// A Stop of a session whose run's state was modified outside pawl. The run stops `tampered`
