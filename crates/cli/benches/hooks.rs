@@ -139,6 +139,14 @@ fn p90_ms(mut times: Vec<Duration>) -> f64 {
     times[times.len() * 9 / 10].as_secs_f64() * 1000.0
 }
 
+/// The agent session bound to a subject's run: one per binary (`bound-before`, `bound-after`).
+/// One shared name made the two runs take the session from each other at every Stop of the
+/// before-and-after mode, and both binaries measured the rebinding (120+ ms), not the cached
+/// Stop.
+fn session_of(label: &str) -> String {
+    format!("bound-{label}")
+}
+
 /// A binary under measure and the repository it answers for.
 struct Subject {
     label: &'static str,
@@ -151,6 +159,7 @@ impl Subject {
         template
             .replace("{root}", &self.root.display().to_string())
             .replace("{n}", n)
+            .replace("\"bound\"", &format!("\"{}\"", session_of(self.label)))
     }
 }
 
@@ -228,7 +237,7 @@ fn measure(
 /// `node_modules` of 5,000 files, pawl initialised with one passing gate, a session-driven run
 /// bound to session `bound` with a review criterion (the run stays open), and `iterations`
 /// Stops already answered (each an iteration with its signed rows).
-fn repository(bin: &Path, root: &Path, iterations: usize) {
+fn repository(bin: &Path, root: &Path, iterations: usize, session: &str) {
     std::fs::create_dir_all(root).unwrap();
     ok("git", root, &["init", "-q", "-b", "main"], &[]);
     for d in 0..100 {
@@ -265,7 +274,7 @@ fn repository(bin: &Path, root: &Path, iterations: usize) {
         bin.to_str().unwrap(),
         root,
         &["run", "--driver", "session", "bench goal"],
-        &[("CLAUDE_CODE_SESSION_ID", "bound")],
+        &[("CLAUDE_CODE_SESSION_ID", session)],
     );
     ok(
         bin.to_str().unwrap(),
@@ -286,7 +295,8 @@ fn repository(bin: &Path, root: &Path, iterations: usize) {
             "stop",
             &STOP
                 .replace("{root}", &root.display().to_string())
-                .replace("{n}", &format!("setup {i}")),
+                .replace("{n}", &format!("setup {i}"))
+                .replace("\"bound\"", &format!("\"{session}\"")),
         );
         assert!(out.contains("\"decision\":\"block\""), "setup stop: {out}");
     }
@@ -353,7 +363,7 @@ fn main() {
     let mut subjects = Vec::new();
     if let Some(b) = &before {
         let root = dir.path().join("before");
-        repository(b, &root, iterations);
+        repository(b, &root, iterations, &session_of("before"));
         subjects.push(Subject {
             label: "before",
             bin: b.clone(),
@@ -361,7 +371,7 @@ fn main() {
         });
     }
     let root = dir.path().join("after");
-    repository(Path::new(PAWL), &root, iterations);
+    repository(Path::new(PAWL), &root, iterations, &session_of("after"));
     subjects.push(Subject {
         label: "after",
         bin: PAWL.into(),

@@ -917,18 +917,7 @@ fn screen_build_output(
             .into_iter()
             .filter(|x| x.category == "answers")
         {
-            let from = x
-                .test
-                .as_ref()
-                .map(|t| format!(" (the literals of the test `{t}`)"))
-                .unwrap_or_default();
-            found.push(format!(
-                "`{}`: {} [{}]{from}\n{}",
-                x.path,
-                x.words,
-                x.rule,
-                x.hunk.trim_end()
-            ));
+            found.push(finding_line(&x));
         }
     }
     found.sort();
@@ -1093,18 +1082,7 @@ fn screen_check_output(
         .into_iter()
         .filter(|x| x.category == "answers")
         {
-            let from = x
-                .test
-                .as_ref()
-                .map(|t| format!(" (the literals of the test `{t}`)"))
-                .unwrap_or_default();
-            found.push(format!(
-                "`{}`: {} [{}]{from}\n{}",
-                x.path,
-                x.words,
-                x.rule,
-                x.hunk.trim_end()
-            ));
+            found.push(finding_line(&x));
         }
     }
     found.sort();
@@ -1127,23 +1105,24 @@ fn screen_change(
         Some(lang) => syntax::screen(lang, path, old.as_deref(), &new, deciding),
         None => syntax::screen_data(path, old.as_deref(), &new, deciding),
     };
-    found
-        .into_iter()
-        .map(|f| {
-            let from = f
-                .test
-                .as_ref()
-                .map(|t| format!(" (the literals of the test `{t}`)"))
-                .unwrap_or_default();
-            format!(
-                "`{}`: {} [{}]{from}\n{}",
-                f.path,
-                f.words,
-                f.rule,
-                f.hunk.trim_end()
-            )
-        })
-        .collect()
+    found.into_iter().map(|f| finding_line(&f)).collect()
+}
+
+/// A syntax screen's finding as the report shows it: the path, the rule in words and by id,
+/// the test its literals came from, the hunk.
+fn finding_line(f: &syntax::SyntaxFinding) -> String {
+    let from = f
+        .test
+        .as_ref()
+        .map(|t| format!(" (the literals of the test `{t}`)"))
+        .unwrap_or_default();
+    format!(
+        "`{}`: {} [{}]{from}\n{}",
+        f.path,
+        f.words,
+        f.rule,
+        f.hunk.trim_end()
+    )
 }
 
 /// `diff` cut to at most `max` bytes (at a character boundary), saying so.
