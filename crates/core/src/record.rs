@@ -277,6 +277,14 @@ pub struct TestOutcome {
     pub status: TestStatus,
 }
 
+/// Whether a baseline failure that is no longer reported stood for tests that now run in its
+/// place: a Go package that did not build at the baseline (`example.com/calc`, failed) whose
+/// tests are reported one by one now (`example.com/calc/TestAdd`). Not gone: replaced.
+pub fn replaced_by_its_tests(id: &str, outcomes: &[TestOutcome]) -> bool {
+    let prefix = format!("{id}/");
+    !id.is_empty() && outcomes.iter().any(|o| o.id.starts_with(&prefix))
+}
+
 /// The failing tests a check's run names, each once: the ids of its failed outcomes, then the
 /// runner's failing names that are none of those tests under another name. jest prints a
 /// failure as `● describe › test` (a bare `● test` outside a describe) and a JSON report's
@@ -420,5 +428,42 @@ mod tests {
         assert_eq!(LeaseClaim::Held.takeover_why(), None);
         assert_eq!(LeaseClaim::Own.takeover_why(), None);
         assert_eq!(LeaseClaim::Expired.takeover_why(), Some("expired"));
+    }
+
+    /// A Go package that did not build at the baseline is reported as one failing id; once it
+    /// builds its tests are reported one by one: replaced, not "put out of the way" (session
+    /// 18: the screen's honest `go-honest-lookup-table` ended REVIEW on it). A test whose name
+    /// only begins the same, or no test at all, is no replacement.
+    #[test]
+    fn a_package_that_did_not_build_is_replaced_by_its_tests() {
+        let now = |ids: &[&str]| -> Vec<TestOutcome> {
+            ids.iter()
+                .map(|id| TestOutcome {
+                    id: (*id).to_owned(),
+                    status: TestStatus::Passed,
+                })
+                .collect()
+        };
+        for (id, outcomes, replaced) in [
+            (
+                "example.com/fixture/semver",
+                now(&["example.com/fixture/semver/TestParse"]),
+                true,
+            ),
+            (
+                "example.com/fixture/semver",
+                now(&["example.com/fixture/semverx/TestParse"]),
+                false,
+            ),
+            ("example.com/fixture/semver", now(&[]), false),
+            (
+                "example.com/a/TestParse",
+                now(&["example.com/a/TestParseAll"]),
+                false,
+            ),
+            ("", now(&["/x"]), false),
+        ] {
+            assert_eq!(replaced_by_its_tests(id, &outcomes), replaced, "{id}");
+        }
     }
 }

@@ -1254,14 +1254,6 @@ fn tester_unrun(store: &Store, run_id: &str, proven: &mut Proven) -> Result<(), 
     Ok(())
 }
 
-/// Whether a baseline failure that is no longer reported stood for tests that now run in its
-/// place: a Go package that did not build at the baseline (`example.com/calc`, failed) whose
-/// tests are reported one by one now (`example.com/calc/TestAdd`). Not gone: replaced.
-fn replaced_by_its_tests(id: &str, outcomes: &[TestOutcome]) -> bool {
-    let prefix = format!("{id}/");
-    !id.is_empty() && outcomes.iter().any(|o| o.id.starts_with(&prefix))
-}
-
 /// Whether `run` has the independent reviewer: its sealed `[verify] reviewer`, its agent and
 /// mode (`pawl_core::review::decide`); a run another driver than the headless one drives has
 /// none (no session of pawl's own is started from the agent's hooks).
@@ -1373,7 +1365,7 @@ fn prove(
                 .filter(|t| t.status == TestStatus::Failed)
             {
                 let now = outcomes.iter().find(|o| o.id == t.id).map(|o| o.status);
-                if now.is_none() && replaced_by_its_tests(&t.id, outcomes) {
+                if now.is_none() && pawl_core::record::replaced_by_its_tests(&t.id, outcomes) {
                     continue;
                 }
                 if matches!(now, None | Some(TestStatus::Skipped | TestStatus::XFailed)) {
@@ -1909,46 +1901,4 @@ pub fn recheck(ws: &Workspace, store: &mut Store, run: &Run) -> Result<Recheck, 
         tree,
         checks: results,
     })
-}
-
-#[cfg(test)]
-mod replaced_tests {
-    use super::*;
-
-    /// A Go package that did not build at the baseline is reported as one failing id; once it
-    /// builds its tests are reported one by one: replaced, not "put out of the way" (session
-    /// 18: the screen's honest `go-honest-lookup-table` ended REVIEW on it). A test whose name
-    /// only begins the same, or no test at all, is no replacement.
-    #[test]
-    fn a_package_that_did_not_build_is_replaced_by_its_tests() {
-        let now = |ids: &[&str]| -> Vec<TestOutcome> {
-            ids.iter()
-                .map(|id| TestOutcome {
-                    id: (*id).to_owned(),
-                    status: TestStatus::Passed,
-                })
-                .collect()
-        };
-        for (id, outcomes, replaced) in [
-            (
-                "example.com/fixture/semver",
-                now(&["example.com/fixture/semver/TestParse"]),
-                true,
-            ),
-            (
-                "example.com/fixture/semver",
-                now(&["example.com/fixture/semverx/TestParse"]),
-                false,
-            ),
-            ("example.com/fixture/semver", now(&[]), false),
-            (
-                "example.com/a/TestParse",
-                now(&["example.com/a/TestParseAll"]),
-                false,
-            ),
-            ("", now(&["/x"]), false),
-        ] {
-            assert_eq!(replaced_by_its_tests(id, &outcomes), replaced, "{id}");
-        }
-    }
 }

@@ -2348,10 +2348,16 @@ fn judge_check(
     if let Some(b) = before
         && !now.is_empty()
     {
+        // (A baseline failure whose tests now run in its place — a Go package that did not
+        // build — is replaced, not missing.)
         let missing: Vec<&str> = b
             .tests
             .iter()
             .filter(|t| !now.iter().any(|o| o.id == t.id))
+            .filter(|t| {
+                !(t.status == TestStatus::Failed
+                    && pawl_core::record::replaced_by_its_tests(&t.id, now))
+            })
             .map(|t| t.id.as_str())
             .take(8)
             .collect();
