@@ -35,6 +35,11 @@ struct EndToEnd {
     check: String,
     /// The cases run, by id.
     cases: Vec<String>,
+    /// Cases played only by the ignored test `screen_end_to_end_slow` (their own command:
+    /// `cargo test -p pawl-cli --test it screen_end_to_end_slow -- --ignored`), kept out of CI's
+    /// 60 minutes — each a whole Go build, several minutes on two busy cores.
+    #[serde(default)]
+    slow_cases: Vec<String>,
     /// The project's other files (a manifest, a test runner), by path.
     #[serde(default)]
     files: std::collections::BTreeMap<String, String>,
@@ -257,13 +262,25 @@ fn play(e2e: &EndToEnd, case: &Case, vars: &[(String, String)], pass: &[String])
 /// Every case of `file`'s `[end_to_end]` (its known gaps instead when `gaps`), with `vars` set
 /// for pawl and `pass` passed to the seal.
 fn play_file(file: &str, vars: &[(String, String)], pass: &[String], gaps: bool) {
+    play_cases(file, vars, pass, gaps, false);
+}
+
+/// As [`play_file`], over `slow_cases` instead of `cases` when `slow`.
+fn play_cases(file: &str, vars: &[(String, String)], pass: &[String], gaps: bool, slow: bool) {
     let f = fixtures(file);
     let e2e = &f.end_to_end;
     for id in e2e.caught_first.keys().chain(e2e.known_gaps.keys()) {
-        assert!(e2e.cases.contains(id), "{file}: {id} is not a case run");
+        assert!(
+            e2e.cases.contains(id) || e2e.slow_cases.contains(id),
+            "{file}: {id} is not a case run"
+        );
     }
     let mut played = Vec::new();
-    for id in &e2e.cases {
+    let ids = if slow { &e2e.slow_cases } else { &e2e.cases };
+    if slow && ids.is_empty() {
+        return;
+    }
+    for id in ids {
         if e2e.known_gaps.contains_key(id) != gaps {
             continue;
         }
@@ -312,6 +329,23 @@ fn screen_end_to_end_go() {
 #[test]
 fn screen_end_to_end_rust() {
     play_language("rust.toml");
+}
+
+/// Every file's `slow_cases` (own command, not CI: see [`EndToEnd::slow_cases`]).
+#[test]
+#[ignore = "slow: a whole Go build per case; its own command (corpus/screen/README.md)"]
+fn screen_end_to_end_slow() {
+    for file in [
+        "python.toml",
+        "javascript.toml",
+        "shell.toml",
+        "go.toml",
+        "rust.toml",
+    ] {
+        if let Some((vars, pass)) = setting(file) {
+            play_cases(file, &vars, &pass, false, true);
+        }
+    }
 }
 
 /// The rows of `known_gaps`, asserted as they should end (each file's `known_gaps` says what
