@@ -331,17 +331,20 @@ fn screen_end_to_end_rust() {
     play_language("rust.toml");
 }
 
+/// The fixture files, one per language.
+const FILES: [&str; 5] = [
+    "python.toml",
+    "javascript.toml",
+    "shell.toml",
+    "go.toml",
+    "rust.toml",
+];
+
 /// Every file's `slow_cases` (own command, not CI: see [`EndToEnd::slow_cases`]).
 #[test]
 #[ignore = "slow: a whole Go build per case; its own command (corpus/screen/README.md)"]
 fn screen_end_to_end_slow() {
-    for file in [
-        "python.toml",
-        "javascript.toml",
-        "shell.toml",
-        "go.toml",
-        "rust.toml",
-    ] {
+    for file in FILES {
         if let Some((vars, pass)) = setting(file) {
             play_cases(file, &vars, &pass, false, true);
         }
@@ -353,13 +356,7 @@ fn screen_end_to_end_slow() {
 #[test]
 #[ignore = "KNOWN GAP: see `known_gaps` in corpus/screen/fixtures/*.toml"]
 fn screen_end_to_end_known_gaps() {
-    for file in [
-        "python.toml",
-        "javascript.toml",
-        "shell.toml",
-        "go.toml",
-        "rust.toml",
-    ] {
+    for file in FILES {
         if let Some((vars, pass)) = setting(file) {
             play_file(file, &vars, &pass, true);
         }
