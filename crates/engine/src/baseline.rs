@@ -130,6 +130,8 @@ pub fn runner_for(ws: &Workspace, seal: &Seal, step: u64) -> RunnerConfig {
     // The run's copy of the package stores, read-only and offline (`room::stores`).
     if let Some(room) = &ws.room {
         crate::room::stores::bind_for_checks(&mut cfg, room, &seal.env);
+        // Go's build cache: the room's, written only by pawl's own builds (`room::gocache`).
+        crate::room::gocache::bind_for_checks(&mut cfg, room);
     }
     cfg
 }
@@ -189,6 +191,8 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
                 })
                 .filter(|e| !e.dirs.is_empty());
             }
+            // pawl's own build of the tree warms the checks' Go build cache.
+            crate::room::gocache::warm(&cfg, room.root());
             Some(room)
         }
         None => None,
@@ -370,6 +374,7 @@ pub fn room_apart(
         let view = cfg.root.clone();
         in_room_env(&mut cfg, &state, &view, seal);
     }
+    crate::room::gocache::warm(&cfg, room.root());
     Ok((room, cfg))
 }
 

@@ -18,6 +18,7 @@
 //! | `env-seal/` | the seal's environment, kept once `[room] setup` rebuilt it ([`setup`]) |
 //! | `downloads/` | the package managers' downloads during a setup ([`setup::DOWNLOADS`]) |
 //! | `stores/` | the run's copies of the package stores outside the repository its checks read (cargo's registry and git checkouts, Go's module cache: [`stores`]) |
+//! | `go-build/` | the checks' Go build cache, written only by pawl's own builds, read copy-on-write by the checks ([`gocache`]) |
 //! | `scratch/` | the checks' overlay layers (pawl-process's `sandbox::check::ROOM_SCRATCH`), emptied at every sync |
 //!
 //! A sync ([`Room::sync`]) starts a verification from the seal's snapshot: it leaves `tree/`'s
@@ -50,6 +51,7 @@
 //! the checks' `.git` has no commit, refs, tags or objects (nothing in it leads back to the repository).
 
 pub mod env;
+pub mod gocache;
 pub mod preflight;
 pub mod setup;
 pub mod stores;

@@ -219,6 +219,9 @@ fn runner_config(ws: &Workspace, plan: &Plan, step: u64) -> RunnerConfig {
                 &ws.root,
             );
             crate::start::sandbox::keep_programs(&mut cfg.containment, &ws.root, &programs);
+            if let Some(room) = &ws.room {
+                crate::room::gocache::bind_for_checks(&mut cfg, room);
+            }
             cfg
         }
     };
@@ -424,6 +427,8 @@ pub fn verify_checks(
                 )?;
             }
         }
+        // pawl's own build of the tree warms the checks' Go build cache.
+        crate::room::gocache::warm(&cfg, room.root());
     }
     let runs = crate::baseline::run_sealed(ws, plan.seal.as_ref(), &to_run, &cfg);
 

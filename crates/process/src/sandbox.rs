@@ -121,6 +121,13 @@ pub struct SandboxSpec {
     /// dir): where a check writes the report pawl reads afterwards.
     #[serde(default)]
     pub binds: Vec<Bind>,
+    /// Host directories seen copy-on-write at another path inside (created there, in a private
+    /// temp dir): the source's contents readable, writes landing in a private layer discarded
+    /// with the child, the source never written. The checks' Go build cache (`GOCACHE`): a
+    /// directory of pawl's own, written only by pawl's trusted builds (pawl-engine's
+    /// `room::gocache`). Needs mounts.
+    #[serde(default)]
+    pub cow_binds: Vec<Bind>,
 }
 
 /// A host directory bound read-write at another path inside the sandbox.
@@ -195,6 +202,7 @@ impl SandboxSpec {
             && self.shown_in_tmp.is_empty()
             && self.cow.is_empty()
             && self.binds.is_empty()
+            && self.cow_binds.is_empty()
             && !self.room_mounted())
     }
 }
@@ -315,6 +323,11 @@ impl Enforced {
                 },
                 binds: if self.private_tmp {
                     s.binds.clone()
+                } else {
+                    Vec::new()
+                },
+                cow_binds: if self.private_tmp {
+                    s.cow_binds.clone()
                 } else {
                     Vec::new()
                 },

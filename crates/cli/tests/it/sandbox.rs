@@ -1377,12 +1377,12 @@ fn a_test_result_the_step_cached_for_go_test_is_not_replayed_to_the_checks() {
 /// code's action ID (rounds: an action's ID holds its dependencies' output IDs). `go test
 /// -count=1` then passes on the wrong source in the live tree. Seen by hand on go-humanize
 /// (main at `82056c93`): every check and the locked run passed on the bug, only the probe of
-/// `Ordinal(12)` made the run REVIEW. The checks read the user's build cache (copy-on-write,
-/// `COPY_ON_WRITE_IN_HOME`): a step's writes there reach them. Not closed yet: the pawl-owned
-/// Go build cache (docs/verification.md, "Budgets per ecosystem") is not built. Needs `go` and
-/// `python3` (the forging), skipped without.
+/// `Ordinal(12)` made the run REVIEW: the checks read the user's build cache (copy-on-write,
+/// `COPY_ON_WRITE_IN_HOME`), and a step's writes there reached them. Now every check's
+/// `GOCACHE` is the room's (pawl-engine's `room::gocache`), written only by pawl's own build
+/// (`go build`, `go vet`, `go test -exec=/bin/true`: no code of the project runs) and read
+/// copy-on-write. Needs `go` and `python3` (the forging), skipped without.
 #[test]
-#[ignore = "known hole (issue 30/32): the checks read the user's Go build cache; run with --ignored to see it"]
 fn a_poisoned_entry_the_step_planted_in_the_go_build_cache_steers_nothing() {
     for (name, honest) in [("cheat", false), ("honest", true)] {
         let env = TestEnv::new();

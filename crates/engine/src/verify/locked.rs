@@ -1304,6 +1304,8 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     // finding (`drop_check_caches`).
     let mut cache_writes: Vec<String> = Vec::new();
     let mut syncs = std::time::Duration::ZERO;
+    // The trees pawl's own Go build warmed the checks' cache for (`room::gocache`): once each.
+    let mut warmed: Vec<String> = Vec::new();
     // `copies` runs of `checks` on `tree`, each from the seal's snapshot: at once over one sync
     // where every check process writes only a layer of its own ([`isolated`]), else one after
     // the other, each from a fresh sync.
@@ -1328,6 +1330,10 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             if let Some(state) = room.environment() {
                 let view = cfg.root.clone();
                 crate::baseline::in_room_env(&mut cfg, &state, &view, seal);
+            }
+            if !warmed.iter().any(|t| t == tree.as_str()) {
+                crate::room::gocache::warm(&cfg, room.root());
+                warmed.push(tree.as_str().to_owned());
             }
             let left = copies.max(1) - runs.len();
             if left > 1 && try_at_once && isolated(&cfg, stats.overlay_failed.as_deref(), checks) {

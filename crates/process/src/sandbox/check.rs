@@ -579,6 +579,7 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
                 all
             }),
         binds: Vec::new(),
+        cow_binds: Vec::new(),
     }
 }
 

@@ -369,6 +369,12 @@ fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String>
         .iter()
         .map(|b| open_path(&b.source).map_err(|e| format!("opening {}: {e}", b.source.display())))
         .collect::<Result<Vec<_>, _>>()?;
+    // The copy-on-write binds' sources too (a directory under pawl's hidden state).
+    let cow_sources = spec
+        .cow_binds
+        .iter()
+        .map(|b| open_dir(&b.source).map_err(|e| format!("opening {}: {e}", b.source.display())))
+        .collect::<Result<Vec<_>, _>>()?;
     // A copy-on-write cache that does not exist yet (a fresh HOME with no `~/.cache`) is made,
     // empty, while its parent is still the machine's: else the tool that would create it
     // (`go test` making `~/.cache/go-build`) finds a read-only HOME and fails.
@@ -433,6 +439,17 @@ fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String>
     }
     for dir in spec.cow.iter().filter(|p| p.is_dir()) {
         copy_on_write(dir).map_err(|e| format!("{} copy-on-write: {e}", dir.display()))?;
+    }
+    for (bind, source) in spec.cow_binds.iter().zip(&cow_sources) {
+        std::fs::create_dir_all(&bind.target)
+            .map_err(|e| format!("creating {}: {e}", bind.target.display()))?;
+        copy_on_write_from(source, &bind.target).map_err(|e| {
+            format!(
+                "{} copy-on-write at {}: {e}",
+                bind.source.display(),
+                bind.target.display()
+            )
+        })?;
     }
     for (bind, source) in spec.binds.iter().zip(&sources) {
         std::fs::create_dir_all(&bind.target)
@@ -649,11 +666,23 @@ fn room_layers(tree: &Path, scratch: &Path) -> io::Result<OverlayLayers> {
 /// Mounts an overlay over `dir` whose lower layer is `dir` itself and whose upper layer lives in
 /// a fresh tmpfs: reads see the contents, writes are the child's alone and go with it.
 fn copy_on_write(dir: &Path) -> io::Result<()> {
+    let lower = open_dir(dir)?;
+    copy_on_write_from(&lower, dir)
+}
+
+/// A directory opened as a path only (`O_PATH`), to be an overlay's lower layer.
+fn open_dir(dir: &Path) -> io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
-    let lower = std::fs::OpenOptions::new()
+    std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
-        .open(dir)?;
+        .open(dir)
+}
+
+/// Mounts an overlay over `dir` whose lower layer is the directory `lower` (opened before
+/// anything covered its path) and whose upper layer lives in a fresh tmpfs: reads see its
+/// contents, writes are the child's alone and go with it.
+fn copy_on_write_from(lower: &std::fs::File, dir: &Path) -> io::Result<()> {
     sys::mount(
         Some(Path::new("tmpfs")),
         dir,

@@ -686,6 +686,51 @@ fn a_check_writes_the_caches_copy_on_write() {
     assert!(!cache.join("pip").exists());
 }
 
+/// A directory of pawl's own under its hidden state (the room's Go build cache) is seen by a
+/// check copy-on-write at another path in its private `/tmp` (`SandboxSpec::cow_binds`): its
+/// entries are read there, a write succeeds and is gone with the check, the directory is never
+/// written, and the rest of pawl's state stays hidden. Bound plainly (`binds`, pawl's own
+/// build) the same directory is written.
+#[test]
+fn a_copy_on_write_bind_is_read_there_and_never_written() {
+    let w = World::new();
+    let cache = w.home.join(".local/state/pawl/rooms/repo-1/go-build");
+    std::fs::create_dir_all(cache.join("ab")).expect("mkdir");
+    std::fs::write(cache.join("ab/entry-a"), "warm\n").expect("warm");
+    let at = "/tmp/pawl-go-build";
+    let script = format!(
+        "cat {at}/ab/entry-a && echo poisoned > {at}/ab/entry-a && mkdir -p {at}/cd && echo x > {at}/cd/new && cat {at}/ab/entry-a && cat {} || echo hidden",
+        w.key.display()
+    );
+    let Some(mut c) = w.contained() else { return };
+    let bind = sandbox::Bind {
+        source: cache.clone(),
+        target: at.into(),
+    };
+    let mut plain = c.clone();
+    c.0.sandbox
+        .as_mut()
+        .expect("a sandbox")
+        .cow_binds
+        .push(bind.clone());
+    let o = w.run(&c, &script);
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    assert_eq!(stdout(&o), "warm\npoisoned\nhidden\n");
+    assert_eq!(
+        std::fs::read_to_string(cache.join("ab/entry-a")).expect("read"),
+        "warm\n"
+    );
+    assert!(!cache.join("cd").exists());
+    // pawl's own build: the plain bind writes it.
+    plain.0.sandbox.as_mut().expect("a sandbox").binds.push(bind);
+    let o = w.run(&plain, &format!("mkdir -p {at}/cd && echo built > {at}/cd/new"));
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    assert_eq!(
+        std::fs::read_to_string(cache.join("cd/new")).expect("read"),
+        "built\n"
+    );
+}
+
 /// A repository and HOME under the machine's `/tmp` (a scratch clone, a CI job, a test): the
 /// check's `/tmp` is still its own — before, the machine's `/tmp` was kept for such a
 /// repository, shared by every check and the agent and writable, HOME with it (a check planted
