@@ -201,6 +201,10 @@ impl Room {
             }
             fs::write(&marker, MARKER).map_err(io_err(&marker))?;
         }
+        // The checks' Go build cache ([`gocache`]): made with the room, before any check
+        // names it.
+        let cache = gocache::dir(&dir);
+        fs::create_dir_all(&cache).map_err(io_err(&cache))?;
         let lock = Lock::take(&dir)?;
         Ok(Room {
             tree_dir: dir.join("tree"),

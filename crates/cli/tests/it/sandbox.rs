@@ -1136,14 +1136,14 @@ fn assert_store_edit_steers_nothing(
     edited: &Path,
     mark: &str,
     what: &str,
-) {
+) -> bool {
     env.ok(&["init"]);
     let agent = agent(env, script);
     let toml = config_with("max_iterations = 1", NO_BREAKERS, "", &agent, gate);
     env.headless(&format!("{toml}{settings}"));
     let r = env.pawl(&["run", "make the failing test pass", "--json"]);
     if !can_sandbox(&r) {
-        return;
+        return false;
     }
     let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
     let report = env.pawl(&["report", "--json"]).json();
@@ -1168,6 +1168,7 @@ fn assert_store_edit_steers_nothing(
             "the checks read the seal's {what}: {ctx}\n{test}"
         );
     }
+    true
 }
 
 /// Runs `program args` for the Go attacks' set-up (outside pawl): `None` when it cannot start.
@@ -1413,7 +1414,7 @@ fn a_poisoned_entry_the_step_planted_in_the_go_build_cache_steers_nothing() {
                 "set -e\nexport GOTOOLCHAIN=local\nT=$(mktemp -d)\necho '// The answer.' >> demo.go\ncp demo.go $T/wrong.go\nsed -i 's/return 41/return 42/' demo.go\ngo test -count=1 -debug-actiongraph=$T/right.json ./... >/dev/null 2>&1 || true\ncp $T/wrong.go demo.go\nfor round in 1 2 3; do\ngo test -count=1 -debug-actiongraph=$T/wrong.json ./... >/dev/null 2>&1 || true\nC=$(go env GOCACHE) T=$T python3 - <<'PY'\n{FORGE}PY\ndone\ngo test -count=1 ./... > ../home/planted.txt 2>&1 || true\n"
             )
         };
-        assert_store_edit_steers_nothing(
+        let ran = assert_store_edit_steers_nothing(
             &env,
             name,
             honest,
@@ -1423,6 +1424,28 @@ fn a_poisoned_entry_the_step_planted_in_the_go_build_cache_steers_nothing() {
             &env.home.join("planted.txt"),
             "ok  \tdemo",
             "world: the test ran on the room's source, no object the step planted",
+        );
+        if !ran {
+            return;
+        }
+        // The checks' cache is the room's, warmed by pawl's own build (its log beside the
+        // checks'), not the user's.
+        let rooms = env.home.join(".local/state/pawl/rooms");
+        let warm = std::fs::read_dir(&rooms)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|r| std::fs::read_dir(r.path().join("go-build")).into_iter().flatten())
+            .flatten()
+            .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten())
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with("-a"));
+        assert!(warm, "{name}: the room's Go build cache is warm");
+        let logs = std::fs::read_dir(env.root().join(".pawl/logs")).unwrap();
+        assert!(
+            logs.flatten()
+                .any(|l| l.file_name().to_string_lossy().starts_with("go-build-cache")),
+            "{name}: pawl's own build ran"
         );
     }
 }

@@ -31,7 +31,6 @@
 //! only pawl's own builds wrote them.
 
 use std::ffi::OsString;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use pawl_verify::{Check, CheckRun, RunnerConfig};
@@ -60,10 +59,9 @@ pub fn dir(room_dir: &Path) -> PathBuf {
 /// module docs): copy-on-write at [`SEEN_AT`] under the check sandbox's namespaces, else the
 /// directory itself.
 pub fn bind_for_checks(cfg: &mut RunnerConfig, room_dir: &Path) {
+    // Made by `Room::open` (never here: this runs before the room directory may exist, which
+    // must then be empty). One that is not there is seen empty: a cold cache, discarded.
     let cache = dir(room_dir);
-    // A cache that cannot be made is named all the same: go then fails on it (a check that
-    // fails to build), never falling back to the user's cache.
-    let _ = fs::create_dir_all(&cache);
     let mut seen_at = cache.clone();
     if let Some(sandbox) = cfg
         .containment
@@ -190,7 +188,8 @@ mod tests {
         assert_eq!(sandbox.cow_binds[0].source, dir(room.path()));
         assert!(sandbox.binds.is_empty());
         assert!(!sandbox.writable.contains(&dir(room.path())));
-        assert!(dir(room.path()).is_dir());
+        // Nothing made in the room directory (it may not be a room yet).
+        assert!(!dir(room.path()).exists());
         // Twice: one bind.
         bind_for_checks(&mut cfg, room.path());
         let sandbox = cfg.containment.as_ref().unwrap().spec.sandbox.as_ref().unwrap();

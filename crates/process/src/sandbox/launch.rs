@@ -369,12 +369,13 @@ fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String>
         .iter()
         .map(|b| open_path(&b.source).map_err(|e| format!("opening {}: {e}", b.source.display())))
         .collect::<Result<Vec<_>, _>>()?;
-    // The copy-on-write binds' sources too (a directory under pawl's hidden state).
-    let cow_sources = spec
+    // The copy-on-write binds' sources too (a directory under pawl's hidden state). One that
+    // is not there is seen empty (a cold cache, gone with the child): nothing of the machine's.
+    let cow_sources: Vec<Option<std::fs::File>> = spec
         .cow_binds
         .iter()
-        .map(|b| open_dir(&b.source).map_err(|e| format!("opening {}: {e}", b.source.display())))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|b| open_dir(&b.source).ok())
+        .collect();
     // A copy-on-write cache that does not exist yet (a fresh HOME with no `~/.cache`) is made,
     // empty, while its parent is still the machine's: else the tool that would create it
     // (`go test` making `~/.cache/go-build`) finds a read-only HOME and fails.
@@ -443,6 +444,9 @@ fn apply_mounts(spec: &SandboxSpec, report: &mut Enforced) -> Result<(), String>
     for (bind, source) in spec.cow_binds.iter().zip(&cow_sources) {
         std::fs::create_dir_all(&bind.target)
             .map_err(|e| format!("creating {}: {e}", bind.target.display()))?;
+        let Some(source) = source else {
+            continue;
+        };
         copy_on_write_from(source, &bind.target).map_err(|e| {
             format!(
                 "{} copy-on-write at {}: {e}",

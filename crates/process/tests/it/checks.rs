@@ -729,6 +729,17 @@ fn a_copy_on_write_bind_is_read_there_and_never_written() {
         std::fs::read_to_string(cache.join("cd/new")).expect("read"),
         "built\n"
     );
+    // A source that is not there is seen empty and writable (a cold cache), never made.
+    let missing = w.home.join(".local/state/pawl/rooms/repo-2/go-build");
+    let mut cold = c.clone();
+    cold.0.sandbox.as_mut().expect("a sandbox").cow_binds = vec![sandbox::Bind {
+        source: missing.clone(),
+        target: at.into(),
+    }];
+    let o = w.run(&cold, &format!("ls -A {at} && echo x > {at}/new && cat {at}/new"));
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    assert_eq!(stdout(&o), "x\n");
+    assert!(!missing.exists());
 }
 
 /// A repository and HOME under the machine's `/tmp` (a scratch clone, a CI job, a test): the
