@@ -189,6 +189,10 @@ pub fn stop_turn(
         ),
     )?;
     let active_ms = (store.now_ms() - arming.turn_started_at).max(0) as u64;
+    // The run's iterations, for the breakers and the prompt, read now, while the tree stamp's
+    // check runs (nothing below but this turn's own record changes them: it is added in memory
+    // once recorded). An error counts where the read was made before.
+    let trail = store.iteration_trail(run_id);
     // The last verification comes from an indexed query, not from the run's whole event log
     // (which grows with every Stop).
     let previous = store.last_event(run_id, EventKind::Verification)?;
@@ -241,39 +245,93 @@ pub fn stop_turn(
         Some(&report),
     );
     let summary = turn::summary(Some(&report));
-    turn::record(
-        store,
-        run_id,
-        settings,
-        n,
-        &IterationEnd {
-            files: edits.keys().cloned().collect(),
-            outcome: "completed".into(),
-            session_id: input.session_id.map(str::to_string),
-            duration_ms: active_ms,
-            active_ms,
-            facts,
-            summary: summary.clone(),
-            ..usage.charged()
-        },
-        Some(&report),
-        &extra,
-        &mut |_| {},
-    )?;
+    let files: Vec<String> = edits.keys().cloned().collect();
+    // The iteration and its verification: one commit.
+    store.batch(|store| {
+        turn::record(
+            store,
+            run_id,
+            settings,
+            n,
+            &IterationEnd {
+                files: files.clone(),
+                outcome: "completed".into(),
+                session_id: input.session_id.map(str::to_string),
+                duration_ms: active_ms,
+                active_ms,
+                facts: facts.clone(),
+                summary: summary.clone(),
+                ..usage.charged()
+            },
+            Some(&report),
+            &extra,
+            &mut |_| {},
+        )
+    })?;
     turn::commit_iteration(store, &ws.root, run_id, settings, n, Some(&report))?;
-    usage.commit(store, input);
-    // The breakers judge every iteration of the run since the session was armed. The run's
-    // iterations are read once: the files they edited are the prompt's too (nothing below
-    // changes an iteration).
-    let iterations = store.iterations(run_id)?;
-    let files_changed = files_changed(&iterations);
+    // The breakers judge every iteration of the run since the session was armed; the files they
+    // edited are the prompt's too (nothing below changes an iteration).
+    let (files_changed, history) = with_this_turn(trail?, n, files, facts);
     let window = Window {
-        history: iterations
-            .into_iter()
-            .filter_map(|i| i.facts)
-            .collect::<Vec<IterationFacts>>(),
+        history,
         baseline_tree: arming.baseline_tree.clone(),
     };
+    // The rest of the turn's writes (the transcript's cursor, the next turn's start, the
+    // lease) commit once, with anything the decision records.
+    store.batch(|store| {
+        usage.commit(store, input);
+        conclude_turn(
+            store,
+            ws,
+            run,
+            input,
+            Concluding {
+                n,
+                report: &report,
+                claim,
+                story: story.as_ref(),
+                edits: &edits,
+                summary,
+                files_changed: &files_changed,
+                window: &window,
+            },
+        )
+    })
+}
+
+/// What [`conclude_turn`] decides on: the iteration just recorded and what the turn saw.
+struct Concluding<'a> {
+    n: u32,
+    report: &'a VerifyReport,
+    claim: &'a str,
+    story: Option<&'a pawl_core::record::Story>,
+    edits: &'a std::collections::BTreeMap<String, u32>,
+    summary: String,
+    files_changed: &'a [String],
+    window: &'a Window,
+}
+
+/// The end of a Stop's turn, once its iteration is recorded: escalation, the run's "must not"
+/// rules, the decision, and (not done, nothing tripped) the continuation prompt.
+fn conclude_turn(
+    store: &mut Store,
+    ws: &Workspace,
+    run: &Run,
+    input: &StopInput<'_>,
+    c: Concluding<'_>,
+) -> Result<StopAnswer, EngineError> {
+    let Concluding {
+        n,
+        report,
+        claim,
+        story,
+        edits,
+        summary,
+        files_changed,
+        window,
+    } = c;
+    let run_id = run.id.as_str();
+    let settings = &run.settings;
     // The failure's class decides, as in the headless loop: an external failure goes to the
     // user; the same failure twice asks for a different approach.
     let mut handed_to_user = false;
@@ -281,20 +339,20 @@ pub fn stop_turn(
     if !report.failing.is_empty() {
         let same = crate::escalate::same_in_a_row(&window.history);
         match crate::escalate::action(
-            &report,
+            report,
             same,
             pawl_core::failure::TRANSIENT_RETRY_LIMIT,
             false,
         ) {
             Some(a @ pawl_core::failure::LoopAction::AwaitUser) => {
                 handed_to_user =
-                    crate::escalate::hand_to_user(store, run_id, settings, &report, a)?.is_some();
+                    crate::escalate::hand_to_user(store, run_id, settings, report, a)?.is_some();
             }
             Some(pawl_core::failure::LoopAction::ChangeApproach) => {
                 change_approach = window
                     .history
                     .last()
-                    .map(|f| crate::escalate::failed_approach(f, claim, &report));
+                    .map(|f| crate::escalate::failed_approach(f, claim, report));
             }
             _ => {}
         }
@@ -323,10 +381,10 @@ pub fn stop_turn(
         store,
         run_id,
         settings,
-        &window,
+        window,
         Some(Signals {
-            report: Some(&report),
-            story: story.as_ref().map(|s| s.id.as_str()),
+            report: Some(report),
+            story: story.map(|s| s.id.as_str()),
             handed_to_user,
             must_not_violated: !violations.is_empty(),
             ..Signals::default()
@@ -350,8 +408,8 @@ pub fn stop_turn(
             goal: &run.goal,
             iteration: n + 1,
             story: story.as_ref(),
-            last: Some(&report),
-            files_changed: &files_changed,
+            last: Some(report),
+            files_changed,
             agent_claimed_done: true,
             initial: false,
             change_approach: change_approach.as_deref(),
@@ -473,12 +531,34 @@ pub fn baseline_transcript(store: &mut Store, session: &str, format: Format, pat
     }
 }
 
-/// The files the session edited so far (recorded by PostToolUse), without asking git: a Stop
-/// must stay fast.
-fn files_changed(iterations: &[pawl_core::record::Iteration]) -> Vec<String> {
-    let files: std::collections::BTreeSet<&String> =
-        iterations.iter().flat_map(|i| &i.files).collect();
-    files.into_iter().cloned().collect()
+/// The run's iterations as the breakers and the prompt see them once iteration `n` is recorded
+/// with `files` and `facts`, from `trail` read before it was: the files the session edited so
+/// far (recorded by PostToolUse, without asking git: a Stop must stay fast), and the facts of
+/// every ended iteration, oldest first.
+fn with_this_turn(
+    trail: Vec<pawl_store::IterationTrail>,
+    n: u32,
+    files: Vec<String>,
+    facts: IterationFacts,
+) -> (Vec<String>, Vec<IterationFacts>) {
+    let mut this = Some((files, facts));
+    let mut all: Vec<(Vec<String>, Option<IterationFacts>)> = Vec::with_capacity(trail.len() + 1);
+    for t in trail {
+        if t.n == n {
+            if let Some((files, facts)) = this.take() {
+                all.push((files, Some(facts)));
+            }
+        } else {
+            all.push((t.files, t.facts));
+        }
+    }
+    if let Some((files, facts)) = this {
+        all.push((files, Some(facts)));
+    }
+    let changed: std::collections::BTreeSet<&String> =
+        all.iter().flat_map(|(files, _)| files).collect();
+    let changed = changed.into_iter().cloned().collect();
+    (changed, all.into_iter().filter_map(|(_, f)| f).collect())
 }
 
 /// Verification for a Stop: pawl's gates and command criteria on the current tree, each cached
@@ -511,6 +591,11 @@ fn verify_for_stop(
         .unwrap_or_default();
     let fingerprint = checks_fingerprint(&checks, run.settings.seal.as_ref());
     let prev = previous.and_then(last_verification);
+    // The criteria a reused verification reports, read while the tree stamp's check runs.
+    let criteria = prev
+        .as_ref()
+        .filter(|p| p.fingerprint == fingerprint)
+        .map(|_| criteria_state(store, &run.id));
     let (tree, stamp) = current_tree(ws, prev.as_ref(), early);
     let mut extra: Vec<(&'static str, serde_json::Value)> =
         vec![("session_checks", json!(fingerprint))];
@@ -538,7 +623,7 @@ fn verify_for_stop(
             })
             .collect();
         if pawl_core::reuse::reuse_all(&earlier, same)
-            && let Ok((verified, unmet)) = criteria_state(store, &run.id)
+            && let Some(Ok((verified, unmet))) = criteria
             && !(prev.report.failing.is_empty() && unmet.is_empty())
         {
             let mut report = prev.report;

@@ -617,8 +617,10 @@ impl Db {
     /// where the backend has none (PostgreSQL: every check reads again).
     pub(crate) fn data_version(&self) -> DbResult<Option<i64>> {
         match &self.inner {
+            // Prepared once per connection: a Stop asks before every check it may skip.
             Inner::Lite(c) => Ok(Some(
-                c.pragma_query_value(None, "data_version", |r| r.get(0))?,
+                c.prepare_cached("PRAGMA data_version")?
+                    .query_row([], |r| r.get(0))?,
             )),
             Inner::Pg(_) => Ok(None),
         }

@@ -96,6 +96,10 @@ impl Store {
     }
 
     fn check_events(&self, run_id: &str, seqs: &[i64]) -> Result<()> {
+        // Every event of a run known clean was read and checked by its whole check.
+        if seqs.is_empty() || self.known_clean(run_id) {
+            return Ok(());
+        }
         let mut findings = Vec::new();
         for seq in seqs {
             findings.extend(mac::event_authentic(&self.conn, self.key(), *seq)?);

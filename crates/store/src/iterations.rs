@@ -265,6 +265,26 @@ impl Store {
             .collect::<crate::db::DbResult<_>>()?)
     }
 
+    /// Of every iteration of the run, oldest first: its number, the files it edited and its
+    /// facts — what a Stop's breakers and prompt read, without the rest of each row.
+    pub fn iteration_trail(&self, run_id: &str) -> Result<Vec<IterationTrail>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT n, files_json, facts_json FROM iterations WHERE run_id = ?1 ORDER BY n",
+        )?;
+        Ok(stmt
+            .query_map([run_id], |r| {
+                Ok(IterationTrail {
+                    n: r.get(0)?,
+                    files: json_col(r.get(1)?, "iterations.files_json")?,
+                    facts: r
+                        .get::<_, Option<String>>(2)?
+                        .map(|s| json_col(s, "iterations.facts_json"))
+                        .transpose()?,
+                })
+            })?
+            .collect::<crate::db::DbResult<_>>()?)
+    }
+
     pub fn iteration(&self, run_id: &str, n: u32) -> Result<Iteration> {
         self.conn
             .query_row(
@@ -313,6 +333,17 @@ impl Store {
             .query_map(params![run_id, since_ms], |r| r.get(0))?
             .collect::<crate::db::DbResult<_>>()?)
     }
+}
+
+/// What [`Store::iteration_trail`] reads of an iteration (the same values as
+/// [`Store::iterations`] gives for it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IterationTrail {
+    pub n: u32,
+    /// The files the iteration edited.
+    pub files: Vec<String>,
+    /// Its facts, once it ended.
+    pub facts: Option<pawl_core::judge::IterationFacts>,
 }
 
 /// An open iteration, with what the step spent when it ended before the crash

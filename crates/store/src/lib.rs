@@ -40,7 +40,7 @@ pub use artifacts::{Artifact, NewArtifact};
 pub use evidence::{Evidence, NewEvidence, TestCounts};
 pub use fleet::{FleetBudget, FleetTotals, Scope, micro_usd};
 pub use history::RunHistory;
-pub use iterations::StepSpend;
+pub use iterations::{IterationTrail, StepSpend};
 pub use leases::LeaseOutcome;
 pub use mac::{Finding, Tampering};
 pub use pipeline::{
@@ -220,6 +220,8 @@ pub struct Store {
     expect: Option<(String, i64)>,
     /// Which clone's runs this handle works on, and the fleet its new runs join (`fleet.rs`).
     scope: fleet::Scope,
+    /// Inside [`Store::batch`]: each write is a savepoint of the batch's one transaction.
+    batch: bool,
 }
 
 impl std::fmt::Debug for Store {
@@ -276,6 +278,7 @@ impl Store {
             origin: None,
             expect: None,
             scope: fleet::Scope::default(),
+            batch: false,
         };
         store.migrate()?;
         store.check_key()?;
@@ -458,7 +461,9 @@ impl Store {
         self.clock.now_ms()
     }
 
-    /// Runs `f` in one immediate transaction; the events it appends commit with it.
+    /// Runs `f` in one immediate transaction; the events it appends commit with it. Inside a
+    /// [`Store::batch`], in a savepoint of the batch's transaction instead: all of it or none of
+    /// it, as alone.
     fn write<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         if self.read_only {
             return Err(StoreError::ReadOnly {
@@ -469,7 +474,35 @@ impl Store {
         // A compare-and-set holds for the first write after it only (an action that writes
         // twice, like cancelling a tampered run, is checked once, before anything it writes).
         let expect = self.expect.take();
-        let tx = Guard::begin(&self.conn)?;
+        let tx = if self.batch {
+            self.conn.execute("SAVEPOINT pawl_write", ())?;
+            None
+        } else {
+            Some(Guard::begin(&self.conn)?)
+        };
+        let out = self.write_in(now, expect, f);
+        match (tx, &out) {
+            (Some(tx), Ok(_)) => tx.commit()?,
+            // Dropped: rolled back.
+            (Some(_), Err(_)) => {}
+            (None, Ok(_)) => {
+                self.conn.execute("RELEASE pawl_write", ())?;
+            }
+            (None, Err(_)) => {
+                let _ = self.conn.execute("ROLLBACK TO pawl_write", ());
+                let _ = self.conn.execute("RELEASE pawl_write", ());
+            }
+        }
+        out
+    }
+
+    /// The body of [`Store::write`], its transaction or savepoint begun.
+    fn write_in<T>(
+        &self,
+        now: i64,
+        expect: Option<(String, i64)>,
+        f: impl FnOnce(&Tx<'_>) -> Result<T>,
+    ) -> Result<T> {
         if let Some((run_id, expected)) = expect {
             let current = control::version_in(&self.conn, &run_id)?;
             if current != expected {
@@ -485,10 +518,43 @@ impl Store {
             now,
             key: self.key,
             origin: self.origin.clone(),
+            clean: self.clean_run(),
         };
-        let out = f(&t)?;
-        tx.commit()?;
-        Ok(out)
+        f(&t)
+    }
+
+    /// Runs `f` with every write it makes through this handle in one transaction (on SQLite:
+    /// one commit, each page the writes touch written to the WAL once), each write still all or
+    /// nothing as alone (a savepoint). What `f` wrote before an error it returns is committed, as
+    /// it would have been without the batch; a panic rolls the whole batch back. The database's
+    /// write lock is held until `f` returns: for a few writes that follow each other, never
+    /// around a check or a git process. PostgreSQL, a nested batch or a read-only handle: `f`
+    /// runs as it is.
+    pub fn batch<T, E: From<StoreError>>(
+        &mut self,
+        f: impl FnOnce(&mut Store) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
+        if self.batch || self.read_only || self.conn.is_postgres() {
+            return f(self);
+        }
+        self.conn
+            .begin_write()
+            .map_err(|e| E::from(StoreError::from(e)))?;
+        self.batch = true;
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self)));
+        self.batch = false;
+        match out {
+            Ok(out) => {
+                self.conn
+                    .commit()
+                    .map_err(|e| E::from(StoreError::from(e)))?;
+                out
+            }
+            Err(panic) => {
+                let _ = self.conn.rollback();
+                std::panic::resume_unwind(panic)
+            }
+        }
     }
 }
 
@@ -547,6 +613,9 @@ pub(crate) struct Tx<'a> {
     now: i64,
     key: Option<[u8; 32]>,
     origin: Option<String>,
+    /// The run whose signed rows are known to be as pawl wrote them ([`Store::clean_run`]):
+    /// they are not checked again before they change.
+    clean: Option<String>,
 }
 
 impl Tx<'_> {

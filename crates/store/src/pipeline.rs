@@ -241,7 +241,7 @@ impl Store {
 
     /// The run's verdicts, as pawl recorded them (`Err(StoreError::Tampered)` otherwise).
     pub fn verdicts(&self, run_id: &str) -> Result<Vec<VerdictRecord>> {
-        crate::mac::check_rows(&self.conn, self.key(), &crate::mac::VERDICTS, run_id)?;
+        self.check_run_rows(&crate::mac::VERDICTS, run_id)?;
         let mut stmt = self.conn.prepare(
             "SELECT id, phase, role, round, story_id, session_id, iteration, approve, clean, architecture_status,
                     findings_json, created_at FROM verdicts WHERE run_id = ?1 ORDER BY id",

@@ -131,7 +131,7 @@ impl Store {
     /// The run's session-mode record, if it was ever armed, as pawl wrote it
     /// (`Err(StoreError::Tampered)` otherwise).
     pub fn arming(&self, run_id: &str) -> Result<Option<Arming>> {
-        mac::check_rows(&self.conn, self.key(), &mac::ARMING, run_id)?;
+        self.check_run_rows(&mac::ARMING, run_id)?;
         Ok(self
             .conn
             .query_row(
@@ -198,7 +198,7 @@ impl Store {
 
     pub fn session_binding(&self, session_id: &str) -> Result<Option<SessionBinding>> {
         if let Some(run_id) = self.binding_run(session_id)? {
-            mac::check_rows(&self.conn, self.key(), &mac::BINDINGS, &run_id)?;
+            self.check_run_rows(&mac::BINDINGS, &run_id)?;
         }
         Ok(self
             .conn
@@ -224,7 +224,7 @@ impl Store {
     /// The sessions bound to a run, oldest first, as pawl bound them
     /// (`Err(StoreError::Tampered)` otherwise).
     pub fn session_bindings(&self, run_id: &str) -> Result<Vec<SessionBinding>> {
-        mac::check_rows(&self.conn, self.key(), &mac::BINDINGS, run_id)?;
+        self.check_run_rows(&mac::BINDINGS, run_id)?;
         let mut stmt = self.conn.prepare(
             "SELECT session_id, run_id, agent, bound_at, last_seen_at FROM session_bindings
              WHERE run_id = ?1 ORDER BY bound_at, session_id",
@@ -239,7 +239,7 @@ impl Store {
     pub fn transcript_cursor(&self, session_id: &str) -> Result<Option<String>> {
         // What a turn is charged rests on it: a cursor moved outside pawl is never used.
         if let Some(run_id) = self.binding_run(session_id)? {
-            mac::check_rows(&self.conn, self.key(), &mac::BINDINGS, &run_id)?;
+            self.check_run_rows(&mac::BINDINGS, &run_id)?;
         }
         Ok(self
             .conn

@@ -218,7 +218,7 @@ impl Store {
     /// The run's planned stories, in plan order (none for a run without a plan). Fails with
     /// [`StoreError::Tampered`] when a row was modified outside pawl: none is ever used then.
     pub fn story_works(&self, run_id: &str) -> Result<Vec<StoryWork>> {
-        mac::check_rows(&self.conn, self.key(), &mac::STORY_WORK, run_id)?;
+        self.check_run_rows(&mac::STORY_WORK, run_id)?;
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {COLUMNS} FROM story_work WHERE run_id = ?1 ORDER BY seq"
         ))?;
@@ -228,7 +228,7 @@ impl Store {
     }
 
     pub fn story_work(&self, run_id: &str, story: &str) -> Result<StoryWork> {
-        mac::check_rows(&self.conn, self.key(), &mac::STORY_WORK, run_id)?;
+        self.check_run_rows(&mac::STORY_WORK, run_id)?;
         self.conn
             .query_row(
                 &format!("SELECT {COLUMNS} FROM story_work WHERE run_id = ?1 AND story = ?2"),

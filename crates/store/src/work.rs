@@ -101,7 +101,7 @@ impl Store {
 
     pub fn criterion(&self, run_id: &str, id: &str) -> Result<Criterion> {
         let id = normalise_id(id);
-        crate::mac::check_rows(&self.conn, self.key(), &crate::mac::CRITERIA, run_id)?;
+        self.check_run_rows(&crate::mac::CRITERIA, run_id)?;
         self.conn
             .query_row(
                 &format!("SELECT {CRITERION_COLUMNS} FROM criteria WHERE run_id = ?1 AND id = ?2"),
@@ -114,7 +114,7 @@ impl Store {
     /// The run's criteria, as pawl wrote them (`Err(StoreError::Tampered)` otherwise: whether
     /// the run is done rests on them).
     pub fn criteria(&self, run_id: &str) -> Result<Vec<Criterion>> {
-        crate::mac::check_rows(&self.conn, self.key(), &crate::mac::CRITERIA, run_id)?;
+        self.check_run_rows(&crate::mac::CRITERIA, run_id)?;
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {CRITERION_COLUMNS} FROM criteria WHERE run_id = ?1 ORDER BY seq"
         ))?;

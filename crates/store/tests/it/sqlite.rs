@@ -128,3 +128,63 @@ fn the_wal_a_hook_reads_is_checkpointed_before_it_grows_to_megabytes() {
     assert!(wal < 2_000_000, "a WAL of {wal} bytes");
     drop(s);
 }
+
+/// A Stop's writes that follow each other commit once ([`Store::batch`]): another connection
+/// sees none of them before the batch ends, each write is still all or nothing (a refused one
+/// leaves nothing, and what came before it stays written, as without the batch), and a panic
+/// leaves none of it.
+#[test]
+fn writes_in_a_batch_commit_once_each_still_all_or_nothing() {
+    use pawl_core::EventKind;
+    use pawl_core::record::IterationEnd;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_keyed(&dir);
+    let run = s.create_run(&crate::new_run("g")).unwrap();
+    let n = s.begin_iteration(&run.id, None, "p").unwrap();
+    let other = pawl_store::db::Db::open(&crate::location(&dir)).unwrap();
+    let notes = |db: &pawl_store::db::Db| -> i64 {
+        db.query_row(
+            "SELECT COUNT(*) FROM events WHERE kind = 'note'",
+            (),
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let out: Result<(), StoreError> = s.batch(|s| {
+        s.append_event(Some(&run.id), EventKind::Note, serde_json::json!({"a": 1}))?;
+        assert_eq!(notes(&other), 0, "seen before the batch committed");
+        // Refused inside the batch: nothing of it is written.
+        let err = s
+            .finish_iteration(&run.id, n + 7, &IterationEnd::default())
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Refused(_)), "{err}");
+        s.finish_iteration(
+            &run.id,
+            n,
+            &IterationEnd {
+                outcome: "completed".into(),
+                ..IterationEnd::default()
+            },
+        )?;
+        s.append_event(Some(&run.id), EventKind::Note, serde_json::json!({"a": 2}))?;
+        Err(StoreError::Refused("the turn failed here".into()))
+    });
+    assert!(matches!(out, Err(StoreError::Refused(_))));
+    assert_eq!(notes(&other), 2);
+    assert!(s.iteration(&run.id, n).unwrap().ended_at.is_some());
+    assert_eq!(s.tampering(&run.id).unwrap(), None);
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _: Result<(), StoreError> = s.batch(|s| {
+            s.append_event(Some(&run.id), EventKind::Note, serde_json::json!({"a": 3}))?;
+            panic!("a bug in the middle of a turn")
+        });
+    }));
+    assert!(panicked.is_err());
+    assert_eq!(notes(&other), 2);
+    // The handle writes on as before, and what it wrote is its own.
+    s.append_event(Some(&run.id), EventKind::Note, serde_json::json!({"a": 4}))
+        .unwrap();
+    assert_eq!(notes(&other), 3);
+    drop(s);
+    assert_eq!(open_keyed(&dir).tampering(&run.id).unwrap(), None);
+}

@@ -520,3 +520,134 @@ fn an_edited_early_row_of_a_long_run_is_found_by_a_new_handle() {
         assert!(names(&t, "iterations row n=6"), "{t}");
     }
 }
+
+/// A Stop checks the run's whole state once, then reads and changes it without checking each row
+/// again — only while no other connection has committed since (its own writes check and sign
+/// what they change). A row forged after that clean check, by another connection to the file,
+/// is still found by each read and write that rests on it, and never signed over.
+#[test]
+fn a_row_forged_after_a_clean_check_is_found_by_the_reads_and_writes_after_it() {
+    type Forge = fn(&pawl_store::db::Db, &tempfile::TempDir, &str);
+    type Use = fn(&mut Store, &str) -> Result<(), StoreError>;
+    let cases: [(&str, Forge, Use); 7] = [
+        (
+            "the last verification",
+            |db, _, id| {
+                db.execute(
+                    "UPDATE events SET data_json = '{\"tree\": \"forged\"}' WHERE run_id = ?1 AND kind = 'verification'",
+                    [id],
+                )
+                .unwrap();
+            },
+            |s, id| s.last_event(id, EventKind::Verification).map(|_| ()),
+        ),
+        (
+            "a counted event",
+            |db, _, id| {
+                db.execute(
+                    "UPDATE events SET at = at + 1 WHERE run_id = ?1 AND kind = 'tool_call'",
+                    [id],
+                )
+                .unwrap();
+            },
+            |s, id| s.count_events_since(id, EventKind::ToolCall, 0).map(|_| ()),
+        ),
+        (
+            "a criterion",
+            |db, _, id| {
+                db.execute(
+                    "UPDATE criteria SET status = 'verified' WHERE run_id = ?1",
+                    [id],
+                )
+                .unwrap();
+            },
+            |s, id| s.criteria(id).map(|_| ()),
+        ),
+        (
+            "the session arming",
+            |db, _, _| {
+                db.execute(
+                    "UPDATE session_arming SET turn_started_at = 1790000000000 + 3600000",
+                    (),
+                )
+                .unwrap();
+            },
+            |s, id| s.arming(id).map(|_| ()),
+        ),
+        (
+            "the run's limit, read",
+            |db, dir, id| {
+                db.execute(
+                    "UPDATE runs SET settings_json = ?2 WHERE id = ?1",
+                    pawl_store::params![id, raised_limit(dir, id)],
+                )
+                .unwrap();
+            },
+            |s, id| s.run(id).map(|_| ()),
+        ),
+        (
+            "the run's limit, under a write",
+            |db, dir, id| {
+                db.execute(
+                    "UPDATE runs SET settings_json = ?2 WHERE id = ?1",
+                    pawl_store::params![id, raised_limit(dir, id)],
+                )
+                .unwrap();
+            },
+            |s, id| {
+                s.append_event(Some(id), EventKind::Note, json!({}))
+                    .map(|_| ())
+            },
+        ),
+        (
+            "an iteration, under a write",
+            |db, _, id| {
+                db.execute(
+                    "UPDATE iterations SET prompt = 'forged' WHERE run_id = ?1 AND n = 2",
+                    [id],
+                )
+                .unwrap();
+            },
+            |s, id| {
+                s.finish_iteration(
+                    id,
+                    2,
+                    &IterationEnd {
+                        outcome: "completed".into(),
+                        ..IterationEnd::default()
+                    },
+                )
+            },
+        ),
+    ];
+    for (what, forge, read) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = open_keyed(&dir);
+        let id = run_with_one_iteration(&mut s);
+        s.add_criterion(&id, "reads well", &"review".parse().unwrap())
+            .unwrap();
+        s.append_event(Some(&id), EventKind::Verification, json!({"tree": "t1"}))
+            .unwrap();
+        s.append_event(Some(&id), EventKind::ToolCall, json!({"tool": "Bash"}))
+            .unwrap();
+        s.arm_session(
+            &id,
+            &NewArming {
+                expires_at: i64::MAX,
+                ..NewArming::default()
+            },
+        )
+        .unwrap();
+        // The second iteration is open: a Stop's.
+        assert_eq!(s.begin_iteration(&id, None, "p").unwrap(), 2);
+        assert_eq!(s.tampering(&id).unwrap(), None, "{what}");
+        // This handle's own write keeps the state known clean; the read works.
+        s.append_event(Some(&id), EventKind::Note, json!({}))
+            .unwrap();
+        assert_eq!(s.tampering(&id).unwrap(), None, "{what}");
+        forge(&agent(&dir), &dir, &id);
+        let err = read(&mut s, &id).unwrap_err();
+        assert!(matches!(err, StoreError::Tampered(_)), "{what}: {err}");
+        assert!(s.tampering(&id).unwrap().is_some(), "{what}");
+    }
+}
