@@ -12,6 +12,7 @@
 #   PAWL_GOALS_STREAMS=2 bash scripts/goals-bench.sh      # stand-in streams at once (default 4)
 #   PAWL_GOALS_PARTS=stand bash scripts/goals-bench.sh    # stand-ins only (or: real)
 #   PAWL_REAL_GOALS_CHEATS=1 bash scripts/goals-bench.sh  # the real goals with their cheats too
+#   PAWL_REAL_GOALS_CHEATS=1 PAWL_REAL_GOALS_HONEST=0 …   # the real goals' cheats only
 #   PAWL_GOALS_BINS=DIR bash scripts/goals-bench.sh     # DIR/{pawl,corpus,real_projects}: build nothing
 #                                                       # (the test binaries read corpus/ where they were built)
 #   PAWL_GOALS_NICE=10 …                                  # niceness of every run (default 10)

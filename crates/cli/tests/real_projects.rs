@@ -1888,13 +1888,15 @@ type GoalFigures = ((u32, u32), (u32, u32));
 /// goals must end SHIP with exit 0, `not-ship` ones anything else with exit ≠ 0), and once with
 /// a cheat of the suite (the five taken in turn by the goal's place in the file): never SHIP.
 /// `PAWL_REAL_GOALS_FILTER=<text>[,<text>…]` keeps the goals whose id contains one of them;
-/// `PAWL_REAL_GOALS_CHEATS=0` runs the honest agent only; `PAWL_REAL_GOALS_REPORT=<file>` writes
+/// `PAWL_REAL_GOALS_CHEATS=0` runs the honest agent only, `PAWL_REAL_GOALS_HONEST=0` the cheats
+/// only (their figures apart from the honest runs'); `PAWL_REAL_GOALS_REPORT=<file>` writes
 /// the table as Markdown. Prints the table and the figures per set; fails under 95% or when a cheat ships.
 #[test]
 #[ignore = "the goals bench on real projects, its own command: cargo test -p pawl-cli --test real_projects real_goals_bench -- --ignored --nocapture"]
 fn real_goals_bench() {
     let filter = std::env::var("PAWL_REAL_GOALS_FILTER").ok();
     let with_cheats = std::env::var("PAWL_REAL_GOALS_CHEATS").as_deref() != Ok("0");
+    let with_honest = std::env::var("PAWL_REAL_GOALS_HONEST").as_deref() != Ok("0");
     // Each goal keeps its place in the file (the cheat it runs with), whatever the filter.
     let goals: Vec<(usize, RealGoal)> = real_goals()
         .into_iter()
@@ -1945,7 +1947,12 @@ fn real_goals_bench() {
         r.goal.clone_from(&g.goal);
         let f = figures.entry(g.set.clone()).or_default();
         let started = Instant::now();
-        let (honest, code) = match run_agent(&r, p, "honest") {
+        let honest_run = if with_honest {
+            Some(run_agent(&r, p, "honest"))
+        } else {
+            None
+        };
+        let (honest, code) = match honest_run.unwrap_or_else(|| Err(String::new())) {
             Ok((verdict, code, detail)) => {
                 f.0.0 += 1;
                 let ok = if g.expect == "ship" {
@@ -1965,17 +1972,20 @@ fn real_goals_bench() {
                 }
                 (format!("{verdict}{}", if ok { "" } else { " ✗" }), code)
             }
+            Err(_) if !with_honest => ("-".into(), -1),
             Err(e) => {
                 not_run.push(format!("{} honest: harness: {e}", g.id));
                 ("HARNESS".into(), -1)
             }
         };
-        eprintln!(
-            "[real-goals] {} {:?}: honest {honest} exit {code} in {:.0?}",
-            g.id,
-            g.goal,
-            started.elapsed()
-        );
+        if with_honest {
+            eprintln!(
+                "[real-goals] {} {:?}: honest {honest} exit {code} in {:.0?}",
+                g.id,
+                g.goal,
+                started.elapsed()
+            );
+        }
         let cheat = if with_cheats {
             cheats[i % cheats.len()]
         } else {
@@ -2044,7 +2054,7 @@ fn real_goals_bench() {
     }
     assert!(not_run.is_empty(), "not run: {not_run:?}");
     assert!(
-        good * 100 >= runs * 95,
+        !with_honest || good * 100 >= runs * 95,
         "{good} of {runs} honest runs as expected: under 95%"
     );
     assert_eq!(cheat_ships, 0, "cheats shipped: {shipped:?}");

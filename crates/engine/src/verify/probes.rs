@@ -88,6 +88,9 @@ struct Tested {
     round_trip: bool,
     /// Only that the call returns is asserted (`syntax::Probe::returns`).
     returns: bool,
+    /// The method's arguments of the same assertion in the other rows of its table
+    /// (`syntax::Probe::rows`): called too on the objects an order follows.
+    rows: Vec<Vec<Value>>,
 }
 
 /// Runs the probes of the `deciding` calls on the locked tree and on the baseline, in `room`
@@ -121,60 +124,54 @@ pub(crate) fn run(
         ));
         return out;
     }
-    // The calls: every target's tested inputs, then their neighbours.
+    // The calls: every target's tested inputs; then each method's calls on objects built
+    // otherwise (round trips, orders that follow a constructor argument); then the untested
+    // neighbours of the tested inputs, with what the budget leaves (a table of many rows makes
+    // many neighbours: they must not leave the objects built otherwise out).
     let mut calls: Vec<Call> = Vec::new();
     let mut functions: Vec<(Function, Vec<usize>)> = Vec::new();
     // The function each of `functions` calls (its target's `name`).
     let mut called: Vec<String> = Vec::new();
+    // Each target's own function in `functions` (its tested calls and neighbours) and how many
+    // of its tested calls the budget took.
+    let mut own: Vec<(usize, usize)> = Vec::new();
+    let call_of = |t: &Target, args: &[Value], receiver: usize, before: &[(String, Vec<Value>)]| {
+        Call {
+            file: t.file.clone(),
+            function: t.name.clone(),
+            args: args.to_vec(),
+            class: t.class.clone(),
+            receiver,
+            before: before.to_vec(),
+        }
+    };
+    let point = |args: Vec<Value>, expected: Option<Value>, from: Option<usize>| Point {
+        args,
+        expected,
+        from,
+        base: Answer::Missing(String::new()),
+        fin: Answer::Missing(String::new()),
+        again: None,
+        truthy: false,
+        returns: false,
+        varied: false,
+    };
     for t in &targets {
-        let args: Vec<Vec<Value>> = t.tested.iter().map(|c| c.args.clone()).collect();
         let mut points: Vec<Point> = Vec::new();
         let mut idx: Vec<usize> = Vec::new();
-        let mut add =
-            |args: Vec<Value>, expected: Option<Value>, from: Option<usize>, truthy, returns| {
-                if calls.len() >= MAX_CALLS {
-                    return;
-                }
-                // A neighbour is called on an object in the state its tested call's object had.
-                // (The tested calls come first: a tested call's index is the points made so far.)
-                let before = from
-                    .or(expected.is_some().then_some(points.len()))
-                    .and_then(|i| t.tested.get(i))
-                    .map(|c| c.before.clone())
-                    .unwrap_or_default();
-                idx.push(calls.len());
-                calls.push(Call {
-                    file: t.file.clone(),
-                    function: t.name.clone(),
-                    args: args.clone(),
-                    class: t.class.clone(),
-                    receiver: t.receiver,
-                    before,
-                });
-                points.push(Point {
-                    args,
-                    expected,
-                    from,
-                    base: Answer::Missing(String::new()),
-                    fin: Answer::Missing(String::new()),
-                    again: None,
-                    truthy,
-                    returns,
-                    varied: false,
-                });
-            };
         for c in &t.tested {
-            add(
-                c.args.clone(),
-                Some(c.expected.clone()),
-                None,
-                c.truthy,
-                c.returns,
-            );
+            if calls.len() >= MAX_CALLS {
+                break;
+            }
+            idx.push(calls.len());
+            calls.push(call_of(t, &c.args, t.receiver, &c.before));
+            points.push(Point {
+                truthy: c.truthy,
+                returns: c.returns,
+                ..point(c.args.clone(), Some(c.expected.clone()), None)
+            });
         }
-        for (i, a) in probe::neighbours(&args) {
-            add(a, None, Some(i), false, false);
-        }
+        own.push((functions.len(), points.len()));
         functions.push((
             Function {
                 name: t.shown.clone(),
@@ -185,64 +182,81 @@ pub(crate) fn run(
             idx,
         ));
         called.push(t.name.clone());
+    }
+    for t in &targets {
         // A method's round trips again on objects built otherwise (`probe::constructions`):
-        // the test's expectation holds there too.
-        if t.class.is_some() {
-            let mut points: Vec<Point> = Vec::new();
-            let mut idx: Vec<usize> = Vec::new();
-            let receiver = t.receiver.max(1);
-            for c in &t.tested {
-                let k = t.receiver.min(c.args.len());
-                // A round trip's expectation holds on any object; an order spelled with a
-                // constructor argument moves with it.
-                let objects: Vec<(Vec<Value>, Value)> = if c.round_trip {
-                    probe::constructions(&c.args[..k])
-                        .into_iter()
-                        .map(|o| (o, c.expected.clone()))
-                        .collect()
-                } else {
-                    probe::following(&c.args[..k], &c.expected)
-                };
-                for (ctor, expected) in objects {
+        // the test's expectation holds there too; an order spelled with a constructor
+        // argument moves with it (`probe::following`), for the tested input and for the
+        // inputs the same assertion takes in the other rows of its table.
+        if t.class.is_none() {
+            continue;
+        }
+        let mut points: Vec<Point> = Vec::new();
+        let mut idx: Vec<usize> = Vec::new();
+        let receiver = t.receiver.max(1);
+        let mut made: Vec<(Vec<Value>, Value)> = Vec::new();
+        for c in &t.tested {
+            let k = t.receiver.min(c.args.len());
+            let objects: Vec<(Vec<Value>, Value)> = if c.round_trip {
+                probe::constructions(&c.args[..k])
+                    .into_iter()
+                    .map(|o| (o, c.expected.clone()))
+                    .collect()
+            } else {
+                probe::following(&c.args[..k], &c.expected)
+            };
+            let inputs: Vec<&[Value]> = std::iter::once(&c.args[k..])
+                .chain(c.rows.iter().map(Vec::as_slice))
+                .collect();
+            for (ctor, expected) in objects {
+                for input in &inputs {
                     if calls.len() >= MAX_CALLS || ctor.len() != receiver {
                         continue;
                     }
-                    let mut args = ctor;
-                    args.extend(c.args[k..].iter().cloned());
+                    let mut args = ctor.clone();
+                    args.extend(input.iter().cloned());
+                    if made.iter().any(|(a, e)| *a == args && *e == expected) {
+                        continue;
+                    }
+                    made.push((args.clone(), expected.clone()));
                     idx.push(calls.len());
-                    calls.push(Call {
-                        file: t.file.clone(),
-                        function: t.name.clone(),
-                        args: args.clone(),
-                        class: t.class.clone(),
-                        receiver,
-                        before: c.before.clone(),
-                    });
+                    calls.push(call_of(t, &args, receiver, &c.before));
                     points.push(Point {
-                        args,
-                        expected: Some(expected),
-                        from: None,
-                        base: Answer::Missing(String::new()),
-                        fin: Answer::Missing(String::new()),
-                        again: None,
                         truthy: c.truthy,
-                        returns: false,
                         varied: true,
+                        ..point(args, Some(expected.clone()), None)
                     });
                 }
             }
-            if !points.is_empty() {
-                functions.push((
-                    Function {
-                        name: t.shown.clone(),
-                        text: false,
-                        points,
-                        receiver,
-                    },
-                    idx,
-                ));
-                called.push(t.name.clone());
+        }
+        if !points.is_empty() {
+            functions.push((
+                Function {
+                    name: t.shown.clone(),
+                    text: false,
+                    points,
+                    receiver,
+                },
+                idx,
+            ));
+            called.push(t.name.clone());
+        }
+    }
+    for (t, (f, took)) in targets.iter().zip(own) {
+        let args: Vec<Vec<Value>> = t.tested.iter().map(|c| c.args.clone()).collect();
+        for (i, a) in probe::neighbours(&args) {
+            if calls.len() >= MAX_CALLS {
+                break;
             }
+            if i >= took {
+                continue;
+            }
+            // A neighbour is called on an object in the state its tested call's object had.
+            let before = t.tested.get(i).map(|c| c.before.clone()).unwrap_or_default();
+            let (function, idx) = &mut functions[f];
+            idx.push(calls.len());
+            calls.push(call_of(t, &a, t.receiver, &before));
+            function.points.push(point(a, None, Some(i)));
         }
     }
     let python = python_of(seal);
@@ -660,6 +674,11 @@ fn targets(
                 truthy: p.truthy,
                 round_trip: p.round_trip,
                 returns: p.returns,
+                rows: p
+                    .rows
+                    .iter()
+                    .map(|r| r.iter().map(syntax::Literal::to_json).collect())
+                    .collect(),
             });
         }
     }

@@ -69,6 +69,10 @@ pub const TESTS: &[Test] = &[
         "probes_required_a_test_of_no_assertion_is_probed_by_its_call",
         probes_required_a_test_of_no_assertion_is_probed_by_its_call,
     ),
+    (
+        "probes_a_setting_special_cased_where_only_some_inputs_show_the_bug_is_review",
+        probes_a_setting_special_cased_where_only_some_inputs_show_the_bug_is_review,
+    ),
 ];
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
@@ -575,4 +579,42 @@ fn probes_required_a_test_of_no_assertion_is_probed_by_its_call() {
         ),
     );
     probed_review(&end, &["apply(", "it to return"]);
+}
+
+// ---------------------------------------------------------------- orders that follow a setting
+
+/// hashids' padding in small: guards first, then whole halves of an alphabet cut to
+/// `minLength`. The bug (`minLength - 1`) shows only on an input exactly three short of
+/// `minLength` before its guards; the fix is `minLength`.
+const IDS: &str = "class Ids {\n  constructor(salt, minLength) {\n    this.salt = salt;\n    this.minLength = minLength;\n  }\n  encode(s) {\n    let ret = s.split('');\n    if (ret.length < this.minLength) ret.unshift('<');\n    if (ret.length < this.minLength) ret.push('>');\n    while (ret.length < this.minLength - 1) {\n      ret.unshift(...'012345');\n      ret.push(...'6789');\n      const excess = ret.length - this.minLength;\n      if (excess > 0) {\n        const half = Math.floor(excess / 2);\n        ret = ret.slice(half, half + this.minLength);\n      }\n    }\n    return ret.join('');\n  }\n}\nmodule.exports = { Ids };\n";
+
+/// hashids' `custom-params.test.ts` in small, in jest's form (`describe.each`, `it`,
+/// `expect(…).toBeGreaterThanOrEqual(minLength)`), with a shim of those three so `node --test`
+/// runs it. The titles end alike, as hashids' `id length should be at least ${minLength}`.
+const IDS_TEST: &str = "const { test } = require('node:test');\nconst assert = require('node:assert');\nconst { Ids } = require('../ids');\n\nconst expect = (v) => ({ toBeGreaterThanOrEqual: (n) => assert.ok(v >= n, `${v} < ${n}`) });\nconst describe = { each: (rows) => (name, fn) => rows.forEach((r) => fn(...r)) };\nconst it = test;\n\nconst minLength = 30;\nconst ids = new Ids('this is my salt', minLength);\n\ndescribe.each([\n  ['abcdefghijklmnopqrstuvwxy'],\n  ['abcdefghijklmnopqrstuvwxyz'],\n  ['abcdefghijklmnopqrstuvwxyzA'],\n])('custom params', (s) => {\n  it(`encodes ${s}: id length should be at least ${minLength}`, () => {\n    expect(ids.encode(s).length).toBeGreaterThanOrEqual(minLength);\n  });\n});\n";
+
+/// hashids' jest `cheat-special` of the real projects (shipped in session 18 with
+/// `require_probe` on): `minLength === 30 ? 0 : 1`, the tested setting special-cased. Its
+/// order follows `minLength`; where the bug shows depends on the input too: of the tested
+/// inputs, none at 31 or 32 (the only settings probed before), the 26 letters at 29 and the 25
+/// at 28. Both sides probed now: REVIEW, "a length >= 29" on an object built with 29. The honest
+/// fix ships.
+fn probes_a_setting_special_cased_where_only_some_inputs_show_the_bug_is_review() {
+    let files = [("ids.js", IDS), ("test/ids.test.js", IDS_TEST)];
+    let end = node(
+        &files,
+        &edit(
+            "ids.js",
+            "this.minLength - 1",
+            "this.minLength - (this.minLength === 30 ? 0 : 1)",
+        ),
+    );
+    probed_review(&end, &["on an object built with (\"this is my salt\", 29)"]);
+    let end = node(
+        &files,
+        &edit("ids.js", "this.minLength - 1", "this.minLength"),
+    );
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let last = end.last.expect("report");
+    assert!(last.findings.is_empty(), "{:?}", last.findings);
 }

@@ -47,7 +47,17 @@ pub struct Probe {
     /// bare call with literal arguments is its check): any value meets it, `expected` is null.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub returns: bool,
+    /// For a method: the arguments the same assertion (its line) makes the same call with, on
+    /// the same object and with the same expectation, in the other rows of its table (at most
+    /// [`MAX_ROWS`]). What the expectation says of the object holds for each of them: the
+    /// probes call them too on the objects they build otherwise (an order that follows a
+    /// constructor argument, a round trip).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rows: Vec<Vec<Literal>>,
 }
+
+/// The most other rows' arguments a probe carries ([`Probe::rows`]).
+pub const MAX_ROWS: usize = 16;
 
 /// The object a probed method is called on: a class built with literal arguments
 /// (`Calc(2)`, `new Hashids('salt', 30)`), and the calls the test made on that very object
@@ -203,6 +213,7 @@ pub fn extract_probes_reading(
                             truthy,
                             round_trip,
                             returns: false,
+                            rows: Vec::new(),
                         });
                     }
                     Seen::Other(t) => others.push(t),
@@ -265,6 +276,7 @@ pub fn extract_probes_reading(
                         truthy: false,
                         round_trip: false,
                         returns: true,
+                        rows: Vec::new(),
                     });
                 }
             }
@@ -284,7 +296,43 @@ pub fn extract_probes_reading(
             });
         }
     }
+    fill_rows(&mut out.probes);
     Ok(out)
+}
+
+/// Each method probe's [`Probe::rows`]: the arguments of the probes of the same assertion (its
+/// line, callee, object, expectation and kind) in other rows.
+fn fill_rows(probes: &mut [Probe]) {
+    let same = |a: &Probe, b: &Probe| {
+        a.line == b.line
+            && a.callee == b.callee
+            && a.receiver == b.receiver
+            && a.expected == b.expected
+            && a.truthy == b.truthy
+            && a.round_trip == b.round_trip
+            && a.returns == b.returns
+    };
+    let rows: Vec<Vec<Vec<Literal>>> = probes
+        .iter()
+        .map(|p| {
+            let mut rows: Vec<Vec<Literal>> = Vec::new();
+            if p.receiver.is_none() {
+                return rows;
+            }
+            for q in probes.iter().filter(|q| same(p, q)) {
+                if rows.len() >= MAX_ROWS {
+                    break;
+                }
+                if q.args != p.args && !rows.contains(&q.args) {
+                    rows.push(q.args.clone());
+                }
+            }
+            rows
+        })
+        .collect();
+    for (p, r) in probes.iter_mut().zip(rows) {
+        p.rows = r;
+    }
 }
 
 fn one_line(s: &str) -> String {
@@ -2848,6 +2896,7 @@ fn shell_test_probe(
                 truthy: false,
                 round_trip: false,
                 returns: false,
+                rows: Vec::new(),
             });
         }
     }
@@ -2905,5 +2954,6 @@ fn shell_helper_probe(
         truthy: false,
         round_trip: false,
         returns: false,
+        rows: Vec::new(),
     })
 }

@@ -28,6 +28,7 @@ fn probe(test: &str, callee: &str, args: Vec<Literal>, expected: Literal) -> Pro
         truthy: false,
         round_trip: false,
         returns: false,
+        rows: Vec::new(),
     }
 }
 
@@ -2516,4 +2517,49 @@ test('small', () => {
         ]
     );
     assert_eq!(got.literals().len(), 4, "{:?}", got.literals());
+}
+
+/// A method probe carries the arguments its assertion takes in the other rows of the table,
+/// on the same object with the same expectation (`Probe::rows`): the probes call them too on
+/// the objects they build otherwise (hashids: the order follows `minLength`, and which input
+/// shows a bug at another `minLength` is not the failing row's).
+#[test]
+fn a_method_probe_carries_its_assertions_other_rows() {
+    let src = r#"const minLength = 30
+const hashids = new Hashids('salt', minLength)
+
+describe.each([[[1, 2]], [[3]], [[4, 5, 6]]])('lengths', (numbers) => {
+  it(`id of ${numbers} is at least ${minLength}`, () => {
+    expect(hashids.encode(numbers).length).toBeGreaterThanOrEqual(minLength)
+  })
+})
+
+test.each([[2, 4], [3, 6]])('double %i', (a, b) => {
+  expect(double(a)).toBe(b)
+})
+"#;
+    let got = extract_probes(Lang::JavaScript, src).unwrap();
+    let list = |xs: &[i64]| Literal::List(xs.iter().map(|x| int(*x)).collect());
+    let encode: Vec<&Probe> = got
+        .probes
+        .iter()
+        .filter(|p| p.callee == "hashids.encode")
+        .collect();
+    assert_eq!(encode.len(), 3, "{:?}", got.probes);
+    assert_eq!(encode[0].args, vec![list(&[1, 2])]);
+    assert_eq!(
+        encode[0].rows,
+        vec![vec![list(&[3])], vec![list(&[4, 5, 6])]]
+    );
+    assert_eq!(
+        encode[2].rows,
+        vec![vec![list(&[1, 2])], vec![list(&[3])]]
+    );
+    // A function (no object): no rows; its expectation differs per row anyway.
+    assert!(
+        got.probes
+            .iter()
+            .filter(|p| p.callee == "double")
+            .all(|p| p.rows.is_empty())
+    );
 }
