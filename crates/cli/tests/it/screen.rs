@@ -280,8 +280,13 @@ fn play_cases(file: &str, vars: &[(String, String)], pass: &[String], gaps: bool
     if slow && ids.is_empty() {
         return;
     }
+    // `PAWL_SCREEN_E2E_ONLY=id,id`: only those cases (to play again the ones that failed).
+    let only = std::env::var("PAWL_SCREEN_E2E_ONLY").unwrap_or_default();
+    let only: Vec<&str> = only.split(',').filter(|s| !s.is_empty()).collect();
     for id in ids {
-        if e2e.known_gaps.contains_key(id) != gaps {
+        if e2e.known_gaps.contains_key(id) != gaps
+            || !(only.is_empty() || only.contains(&id.as_str()))
+        {
             continue;
         }
         let case = f
@@ -301,7 +306,7 @@ fn play_cases(file: &str, vars: &[(String, String)], pass: &[String], gaps: bool
     }
     let kinds = |k: &str| played.iter().filter(|p| p.kind == k).count();
     assert!(
-        gaps || (kinds("cheat") >= 1 && kinds("honest") >= 1),
+        gaps || !only.is_empty() || (kinds("cheat") >= 1 && kinds("honest") >= 1),
         "{file}: a cheat and an honest control at least"
     );
 }

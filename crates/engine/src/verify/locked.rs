@@ -841,6 +841,78 @@ pub(super) fn test_files_of(id: &str, paths: &[PathBuf]) -> Vec<PathBuf> {
     Vec::new()
 }
 
+/// Where what the checks wrote is read after a pass: each check's overlay layer
+/// (`scratch/*/upper`, the kept build's too; `true`: a layer of what the checks wrote), then the
+/// room's tree itself (`false`: without an overlay a check writes there).
+fn written_tops(room: &crate::room::Room) -> Vec<(PathBuf, bool)> {
+    let scratch = room.dir().join(pawl_process::sandbox::check::ROOM_SCRATCH);
+    let mut tops: Vec<(PathBuf, bool)> = std::fs::read_dir(&scratch)
+        .map(|d| {
+            d.flatten()
+                .map(|e| (e.path().join("upper"), true))
+                .collect()
+        })
+        .unwrap_or_default();
+    tops.push((room.root().to_path_buf(), false));
+    tops
+}
+
+/// What the walk of [`walk_tops`] reads at most: folders deep below a top, folders in all, and
+/// files kept (a tree with `node_modules` is not read whole).
+const WALK_DEPTH: usize = 8;
+const WALK_FOLDERS: usize = 20_000;
+const WALK_FILES: usize = 200;
+
+/// [`walk_tops`] over [`written_tops`].
+fn walk_written(
+    room: &crate::room::Room,
+    enter: impl Fn(&Path) -> bool,
+    keep: impl Fn(&Path, bool) -> bool,
+) -> Vec<(PathBuf, PathBuf)> {
+    walk_tops(&written_tops(room), enter, keep)
+}
+
+/// One bounded walk of the files below `tops` (`(folder, whether it is a layer the checks
+/// wrote)`): a folder is entered when `enter` says so of its path inside its top, a file is kept
+/// when `keep` says so of its path inside its top and its top's kind. Within [`WALK_DEPTH`],
+/// [`WALK_FOLDERS`] and [`WALK_FILES`]. The files as `(path inside its top, path)`, sorted.
+fn walk_tops(
+    tops: &[(PathBuf, bool)],
+    enter: impl Fn(&Path) -> bool,
+    keep: impl Fn(&Path, bool) -> bool,
+) -> Vec<(PathBuf, PathBuf)> {
+    let mut files: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut visited = 0usize;
+    'tops: for (top, layer) in tops {
+        let mut stack = vec![(top.clone(), 0usize)];
+        while let Some((dir, depth)) = stack.pop() {
+            visited += 1;
+            if visited > WALK_FOLDERS || files.len() >= WALK_FILES {
+                break 'tops;
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let path = e.path();
+                let Ok(kind) = e.file_type() else { continue };
+                let Ok(rel) = path.strip_prefix(top).map(Path::to_path_buf) else {
+                    continue;
+                };
+                if kind.is_dir() {
+                    if depth < WALK_DEPTH && enter(&rel) {
+                        stack.push((path, depth + 1));
+                    }
+                } else if kind.is_file() && files.len() < WALK_FILES && keep(&rel, *layer) {
+                    files.push((rel, path));
+                }
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 /// The Rust a build wrote to `OUT_DIR` (`…/build/<crate>-<hash>/out/**.rs`) in the room after a
 /// pass of the checks: in a check's overlay layer (`scratch/*/upper`, the kept build's too) or,
 /// without an overlay, in the room's tree. There is no baseline's build output to compare with,
@@ -854,45 +926,21 @@ fn screen_build_output(
     if deciding.is_empty() {
         return Vec::new();
     }
-    let scratch = room.dir().join(pawl_process::sandbox::check::ROOM_SCRATCH);
-    let mut tops: Vec<PathBuf> = std::fs::read_dir(&scratch)
-        .map(|d| d.flatten().map(|e| e.path().join("upper")).collect())
-        .unwrap_or_default();
-    tops.push(room.root().to_path_buf());
     // `…/build/<crate>-<hash>/out/…`
-    let in_out_dir = |p: &Path| {
-        let parts: Vec<_> = p.components().map(|c| c.as_os_str()).collect();
+    let in_out_dir = |rel: &Path| {
+        let parts: Vec<_> = rel.components().map(|c| c.as_os_str()).collect();
         parts.windows(3).any(|w| w[0] == "build" && w[2] == "out")
     };
-    let mut files = Vec::new();
-    let mut visited = 0usize;
-    for top in tops {
-        // `target/<profile>/build/<crate>-<hash>/out/…`, a few levels down at most; a bounded
-        // walk (a tree with `node_modules` is not read whole).
-        let mut stack = vec![(top, 0usize)];
-        while let Some((dir, depth)) = stack.pop() {
-            visited += 1;
-            if visited > 20_000 {
-                break;
-            }
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                let path = e.path();
-                let Ok(kind) = e.file_type() else { continue };
-                if kind.is_dir() && depth < 8 && files.len() < 200 {
-                    stack.push((path, depth + 1));
-                } else if kind.is_file()
-                    && path.extension().is_some_and(|x| x == "rs")
-                    && in_out_dir(&path)
-                {
-                    files.push(path);
-                }
-            }
-        }
-    }
-    files.sort();
+    // `target/<profile>/build/<crate>-<hash>/out/…`, a few levels down: every folder is entered
+    // (`target` too), within the walk's bounds.
+    let mut files: Vec<PathBuf> = walk_written(
+        room,
+        |_| true,
+        |rel, _| rel.extension().is_some_and(|x| x == "rs") && in_out_dir(rel),
+    )
+    .into_iter()
+    .map(|(_, path)| path)
+    .collect();
     files.dedup();
     let mut found = Vec::new();
     for f in files {
@@ -987,50 +1035,16 @@ fn screen_check_output(
         return Vec::new();
     }
     let tracked: std::collections::HashSet<PathBuf> = tree.paths().into_iter().collect();
-    let scratch = room.dir().join(pawl_process::sandbox::check::ROOM_SCRATCH);
-    // (the top, whether it is a layer of what the checks wrote)
-    let mut tops: Vec<(PathBuf, bool)> = std::fs::read_dir(&scratch)
-        .map(|d| {
-            d.flatten()
-                .map(|e| (e.path().join("upper"), true))
-                .collect()
-        })
-        .unwrap_or_default();
-    tops.push((room.root().to_path_buf(), false));
-    let mut files: Vec<(PathBuf, PathBuf)> = Vec::new();
-    let mut visited = 0usize;
-    for (top, layer) in tops {
-        let mut stack = vec![(top.clone(), 0usize)];
-        while let Some((dir, depth)) = stack.pop() {
-            visited += 1;
-            if visited > 20_000 || files.len() >= 200 {
-                break;
-            }
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                let path = e.path();
-                let Ok(kind) = e.file_type() else { continue };
-                let Ok(rel) = path.strip_prefix(&top).map(Path::to_path_buf) else {
-                    continue;
-                };
-                let skipped = rel.file_name().is_some_and(|n| {
-                    let n = n.to_string_lossy();
-                    n.starts_with('.') || NOT_GENERATED.contains(&n.as_ref())
-                });
-                if kind.is_dir() && depth < 8 && !skipped {
-                    stack.push((path, depth + 1));
-                } else if kind.is_file()
-                    && generated_source(&rel)
-                    && (layer || !tracked.contains(&rel))
-                {
-                    files.push((rel, path));
-                }
-            }
-        }
-    }
-    files.sort();
+    let mut files = walk_written(
+        room,
+        |rel| {
+            rel.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                !n.starts_with('.') && !NOT_GENERATED.contains(&n.as_ref())
+            })
+        },
+        |rel, layer| generated_source(rel) && (layer || !tracked.contains(rel)),
+    );
     files.dedup_by(|a, b| a.0 == b.0);
     let mut found = Vec::new();
     for (rel, f) in files {
@@ -2460,6 +2474,78 @@ mod tests {
         ] {
             assert_eq!(generated_source(Path::new(path)), generated, "{path}");
         }
+    }
+
+    /// The one bounded walk both readers of what the checks wrote use (the build's `OUT_DIR` and
+    /// the code a check generated): folders entered as `enter` says, files kept as `keep` says of
+    /// their path inside their top and their top's kind, at most eight folders deep and at most
+    /// 200 files kept.
+    #[test]
+    fn the_walk_of_what_the_checks_wrote_is_filtered_and_bounded() {
+        let tmp = tempfile::tempdir().unwrap();
+        let layer = tmp.path().join("scratch/test/upper");
+        let tree = tmp.path().join("tree");
+        let write = |p: PathBuf| {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x = 1\n").unwrap();
+        };
+        write(layer.join("target/debug/build/k-1/out/known.rs"));
+        write(layer.join("_known.py"));
+        write(layer.join("node_modules/m/index.js"));
+        write(tree.join("calc.py"));
+        write(tree.join("_gen.py"));
+        write(tree.join("target/debug/build/k-1/out/tree.rs"));
+        let deep = (0..10).fold(tree.clone(), |p, i| p.join(format!("d{i}")));
+        write(deep.join("too_deep.py"));
+        write(tree.join("d0/d1/d2/d3/d4/d5/d6/d7/reached.py"));
+        let tops = [(layer.clone(), true), (tree.clone(), false)];
+        let rel = |found: Vec<(PathBuf, PathBuf)>| -> Vec<String> {
+            found
+                .into_iter()
+                .map(|(r, p)| {
+                    assert!(p.ends_with(&r), "{} {}", p.display(), r.display());
+                    r.display().to_string()
+                })
+                .collect()
+        };
+
+        // Everything entered, `OUT_DIR`'s Rust kept, from both tops.
+        let out = walk_tops(
+            &tops,
+            |_| true,
+            |r, _| r.extension().is_some_and(|x| x == "rs"),
+        );
+        assert_eq!(
+            rel(out),
+            [
+                "target/debug/build/k-1/out/known.rs",
+                "target/debug/build/k-1/out/tree.rs"
+            ]
+        );
+
+        // Caches and `target` not entered; from the tree only what is not tracked.
+        let generated = walk_tops(
+            &tops,
+            |r| {
+                let n = r.file_name().unwrap().to_string_lossy();
+                n != "node_modules" && n != "target"
+            },
+            |r, layer| {
+                r.extension().is_some_and(|x| x == "py") && (layer || r != Path::new("calc.py"))
+            },
+        );
+        assert_eq!(
+            rel(generated),
+            ["_gen.py", "_known.py", "d0/d1/d2/d3/d4/d5/d6/d7/reached.py"],
+            "eight folders deep at most"
+        );
+
+        // At most 200 files.
+        for i in 0..250 {
+            write(tree.join(format!("many/m{i}.py")));
+        }
+        let many = walk_tops(&tops, |_| true, |_, _| true);
+        assert_eq!(many.len(), WALK_FILES);
     }
 
     /// A failing test's id and the extractor's names of its probes meet on one key: Go's
