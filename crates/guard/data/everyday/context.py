@@ -210,10 +210,74 @@ def working_directory(*mappings, env=None, matrix=None):
     return wd
 
 
+class Block:
+    """The assignments of a `run:` block read line by line: GitHub replaces the block's
+    `${{ matrix.* }}`/`${{ env.* }}` expressions (of the job's first combination) before the
+    shell runs it; an assignment inside `if`/`case` keeps its value only when every branch
+    that assigns the name gives the same one (one real run takes one branch)."""
+
+    def __init__(self, env, matrix):
+        self.env = dict(env)
+        self.matrix = matrix
+        self.depth = 0
+        self.pending = {}
+
+    def expanded(self, line):
+        return expand_exprs(line, self.env, self.matrix) if "${{" in line else line
+
+    def assign(self, name, value, table):
+        if self.depth > 0:
+            self.pending.setdefault((name, id(table)), (table, set()))[1].add(value)
+            table.pop(name, None)
+        elif value is None:
+            table.pop(name, None)
+        else:
+            table[name] = value
+
+    def line(self, line, exports=None):
+        """Reads one logical line: its assignments (and `$GITHUB_ENV` exports into
+        `exports`)."""
+        stripped = line.strip()
+        opens = len(re.findall(r"(?:^|[;&|]\s*)(?:if|case)\s", stripped))
+        closes = len(re.findall(r"(?:^|[;&|]\s*)(?:fi|esac)\b", stripped))
+        self.depth += opens
+        text = self.expanded(stripped)
+        if text is None:
+            m = re.match(rf"^(?:export\s+)?({NAME})=", stripped)
+            if m:
+                self.assign(m.group(1), None, self.env)
+            e = GITHUB_ENV.match(stripped)
+            if e and exports is not None:
+                self.assign(e.group(2), None, exports)
+        else:
+            a = assignments(text, self.env)
+            if a:
+                self.assign(a[0], a[1], self.env)
+            # An assignment later in the line (`[ x ] || guard=""`, `then V=1`) may or may not
+            # run: its name is no longer known.
+            for m in re.finditer(
+                rf"(?:[;&|]\s*|\b(?:then|else|do)\s+)(?:export\s+)?({NAME})=", text
+            ):
+                self.env.pop(m.group(1), None)
+            if exports is not None:
+                e = exported(text, self.env, self.matrix)
+                if e:
+                    self.assign(e[0], e[1], exports)
+        self.depth = max(0, self.depth - closes)
+        if self.depth == 0 and self.pending:
+            for (name, _), (table, values) in self.pending.items():
+                if len(values) == 1 and None not in values:
+                    table[name] = next(iter(values))
+                else:
+                    table.pop(name, None)
+            self.pending = {}
+        return text
+
+
 def steps(doc):
-    """Each `run:` step of each job: `(env, cwd, run)`, the static environment and working
-    directory it starts with. A job's environment carries what earlier steps of the same job
-    wrote to `$GITHUB_ENV` with a static value."""
+    """Each `run:` step of each job: `(env, cwd, run, matrix)`, the static environment and
+    working directory it starts with. A job's environment carries what earlier steps of the same
+    job wrote to `$GITHUB_ENV` with a static value."""
     wenv = static_env(doc.get("env"))
     for job in (doc.get("jobs") or {}).values():
         if not isinstance(job, dict):
@@ -227,22 +291,11 @@ def steps(doc):
             cwd = working_directory(doc, job, step, env=senv, matrix=matrix)
             yield senv, cwd, step["run"], matrix
             # What this step writes to $GITHUB_ENV, for the steps after it.
-            env = dict(senv)
+            block = Block(senv, matrix)
+            exports = dict(jenv)
             for line in logical_lines(step["run"]):
-                a = assignments(line.strip(), env)
-                if a:
-                    name, value = a
-                    if value is None:
-                        env.pop(name, None)
-                    else:
-                        env[name] = value
-                e = exported(line, env, matrix)
-                if e:
-                    name, value = e
-                    if value is None:
-                        jenv.pop(name, None)
-                    else:
-                        jenv[name] = value
+                block.line(line, exports)
+            jenv = exports
 
 
 CD = re.compile(r"^(?:cd|pushd)\s+(\S+)\s*(?:&&\s*)?$")
@@ -257,22 +310,16 @@ def contexts(text):
     if not isinstance(doc, dict):
         return out
     for env, cwd, run, matrix in steps(doc):
-        env = dict(env)
+        block = Block(env, matrix)
         for line in logical_lines(run):
             cmd = clean(line)
             if cmd is not None and cmd not in out:
-                out[cmd] = (dict(env), cwd)
+                out[cmd] = (dict(block.env), cwd)
+            text = block.line(line)
             stripped = line.strip()
-            a = assignments(stripped, env)
-            if a:
-                name, value = a
-                if value is None:
-                    env.pop(name, None)
-                else:
-                    env[name] = value
-            m = CD.match(stripped)
-            if m and cwd is not None:
-                cwd = join_dir(cwd, literal_value(m.group(1), env))
+            m = CD.match(text or "")
+            if m and cwd is not None and block.depth == 0:
+                cwd = join_dir(cwd, literal_value(m.group(1), block.env))
             elif re.match(r"^(cd|pushd|popd)\b", stripped) or re.search(r"[;&|]\s*(cd|pushd|popd)\b", stripped):
                 cwd = None
     return out

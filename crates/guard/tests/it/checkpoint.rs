@@ -111,12 +111,13 @@ fn a_tracked_key_is_held_by_the_checkpoint() {
         assert!(d.is_allow(), "{command}: {d:?}");
     }
     // Session 19: a key or certificate that is not a file git ignores (absent: a new file; or
-    // untracked and not ignored) is held too; `rm -f server.*` where the certificates are.
+    // untracked and not ignored) is held too, and so is a glob of them in a directory that
+    // holds no ignored file. (`rm -f server.*` stays denied: it may match a `*.tf`.)
     for command in [
         "echo x > tests/certs/expired/server/other.pem",
         "ln -s ca.crt tests/certs/expired/ca/cacert.pem",
-        "rm -f tests/certs/expired/server/server.*",
-        "chmod +x tests/certs/expired/server/*",
+        "rm -f tests/certs/expired/server/server.pe?",
+        "chmod 600 tests/certs/expired/server/server.ke?",
     ] {
         let d = decide_in(&ctx, command);
         assert!(d.is_allow(), "{command}: {d:?}");
@@ -151,7 +152,7 @@ fn a_tracked_key_is_held_by_the_checkpoint() {
     for command in [
         "echo x > tests/certs/expired/server/other.pem",
         "ln -s ca.crt tests/certs/expired/ca/cacert.pem",
-        "rm -f tests/certs/expired/server/server.*",
+        "rm -f tests/certs/expired/server/server.pe?",
     ] {
         let d = decide_in(&unchecked, command);
         assert_eq!(d.rule, Some(RuleId::ProtectedPath), "{command}: {d:?}");
