@@ -219,9 +219,9 @@ impl Guard {
                     })
                 {
                     walker.denial = None;
-                    walker
-                        .outline
-                        .push("judged with the `cd` succeeded and with it failed: both allowed".into());
+                    walker.outline.push(
+                        "judged with the `cd` succeeded and with it failed: both allowed".into(),
+                    );
                 }
                 let decision = walker.denial.take().unwrap_or_else(|| {
                     Decision::allow(format!(
