@@ -679,7 +679,7 @@ impl Walker<'_> {
     /// Whether `absolute` is protected or is a directory that holds protected paths
     /// (`migrations`, `k8s`, `.git`, and the parents of named ones: `.claude` holds
     /// `.claude/settings.json`, `alembic` holds `alembic/versions`).
-    fn holds_protected(&self, absolute: &str) -> bool {
+    pub(crate) fn holds_protected(&self, absolute: &str) -> bool {
         let one = |path: &str| {
             self.is_protected_as_written(path)
                 || self.is_protected_as_written(&normalize(path, "__pawl_probe__"))
