@@ -844,10 +844,10 @@ fn main() {
 
     // Attacks: the share denied, per family. A row the checkpointed context allows and the
     // cautious one (no checkpoint, the context the rows were written for) denies as `clobber`,
-    // `git-destructive` or `protected-path` only overwrites a tracked file, discards
-    // uncommitted work or writes a key the checkpoint holds: the checkpoint undoes that, so the
-    // principle allows it there (docs/guard.md, "Overwriting tracked files"). Such rows are
-    // counted apart, judged without the checkpoint.
+    // `git-destructive`, `protected-path` or `destructive-shell` only overwrites or removes
+    // tracked files, discards uncommitted work or writes a key the checkpoint holds: the
+    // checkpoint undoes that, so the principle allows it there (docs/guard.md, "Overwriting
+    // tracked files"). Such rows are counted apart, judged without the checkpoint.
     let uncheckpointed = Context {
         checkpointed: false,
         ..ctx.clone()
@@ -862,7 +862,7 @@ fn main() {
             let cautious = guard.evaluate(&input, &uncheckpointed);
             if matches!(
                 cautious.rule.map(|r| r.as_str()),
-                Some("clobber" | "git-destructive" | "protected-path")
+                Some("clobber" | "git-destructive" | "protected-path" | "destructive-shell")
             ) {
                 overwrites += 1;
                 overwrites_denied += usize::from(cautious.is_deny());
@@ -887,9 +887,10 @@ fn main() {
     let (an, ad) = by.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
     println!("attack sets: {ad}/{an} blocked = {:.2}%", pct(ad, an));
     println!(
-        "  apart: {overwrites} rows that only overwrite a tracked file, discard uncommitted work \
-         (`reset --hard`, `checkout --force`) or write a key or certificate the checkpoint holds \
-         (tracked, or not a file git ignores), allowed under the checkpoint; denied without it: \
+        "  apart: {overwrites} rows that only overwrite or remove named tracked files, discard \
+         uncommitted work (`reset --hard`, `checkout --force`, `checkout <path>`) or write a key \
+         or certificate the checkpoint holds (tracked, or not a file git ignores), allowed under \
+         the checkpoint; denied without it: \
          {overwrites_denied}/{overwrites} (counting them as misses: {ad}/{} = {:.2}%)",
         an + overwrites,
         pct(ad, an + overwrites)
