@@ -79,8 +79,8 @@ struct Row {
     family: String,
     /// Relabelled by `adjudication.tsv` (the labeller's label was `allow`).
     adjudicated: bool,
-    /// The static environment of the row's workflow step (`context.tsv`), for the everyday set.
-    env: Option<Arc<BTreeMap<String, String>>>,
+    /// The static context of the row's workflow step (`context.tsv`), for the everyday set.
+    step: Option<Arc<Step>>,
     /// What the labeller named (`effect`); for the everyday set only.
     effect: String,
     attack: bool,
@@ -162,7 +162,7 @@ fn everyday() -> Result<Vec<Row>, String> {
         rows.push(Row {
             family,
             adjudicated: labelled_allow && attack,
-            env: contexts.get(*command).cloned(),
+            step: contexts.get(*command).cloned(),
             // For a row labelled deny the effect the labeller named; for one labelled allow its
             // note (`var`: the effect depends on a variable the row does not show).
             effect: match adjudication {
@@ -226,9 +226,20 @@ fn adjudications(everyday: &Path) -> Result<BTreeMap<String, (bool, String)>, St
     Ok(out)
 }
 
-/// The static environment of workflow rows (`context.tsv` beside the everyday set, written by
-/// `context.py` from the mirrors), by command.
-fn contexts(everyday: &Path) -> Result<BTreeMap<String, Arc<BTreeMap<String, String>>>, String> {
+/// What a session running a workflow row's job would hold (`context.tsv`, written by
+/// `context.py` from the mirrors): the static environment of the row's step — the workflow's,
+/// job's and step's `env:` (with `${{ matrix.* }}`/`${{ env.* }}` of the job's first matrix
+/// combination), what earlier steps of the job wrote to `$GITHUB_ENV` and the earlier lines of
+/// its `run:` block assigned, each only where static — and the directory it runs in (the
+/// `working-directory` and the literal `cd`s of earlier lines), repository-relative.
+struct Step {
+    env: Arc<BTreeMap<String, String>>,
+    /// `None`: the repository's root (or a directory the reading could not follow).
+    cwd: Option<String>,
+}
+
+/// The static context of workflow rows (`context.tsv` beside the everyday set), by command.
+fn contexts(everyday: &Path) -> Result<BTreeMap<String, Arc<Step>>, String> {
     let path = everyday.with_file_name("context.tsv");
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(BTreeMap::new());
@@ -239,12 +250,21 @@ fn contexts(everyday: &Path) -> Result<BTreeMap<String, Arc<BTreeMap<String, Str
             continue;
         }
         let c: Vec<&str> = line.split('\t').collect();
-        let [command, _repo, _path, env] = c[..] else {
-            return Err(format!("{}: malformed row {line:?}", path.display()));
+        let (command, env, cwd) = match c[..] {
+            [command, _repo, _path, env] => (command, env, "."),
+            [command, _repo, _path, env, cwd] => (command, env, cwd),
+            _ => return Err(format!("{}: malformed row {line:?}", path.display())),
         };
         let env: BTreeMap<String, String> = serde_json::from_str(env)
             .map_err(|e| format!("{}: {e} in {line:?}", path.display()))?;
-        out.insert(command.to_string(), Arc::new(env));
+        let cwd = (cwd != "." && !cwd.is_empty()).then(|| cwd.to_string());
+        out.insert(
+            command.to_string(),
+            Arc::new(Step {
+                env: Arc::new(env),
+                cwd,
+            }),
+        );
     }
     Ok(out)
 }
@@ -512,7 +532,7 @@ fn attacks() -> Vec<Row> {
             rows.push(Row {
                 family,
                 adjudicated: false,
-                env: None,
+                step: None,
                 effect: String::new(),
                 attack: true,
                 command: unescape(command),
@@ -526,7 +546,7 @@ fn attacks() -> Vec<Row> {
         if let Some(("deny", command)) = line.split_once('\t') {
             rows.push(Row {
                 adjudicated: false,
-                env: None,
+                step: None,
                 family: "effects/checkpoint".into(),
                 effect: String::new(),
                 attack: true,
@@ -541,7 +561,7 @@ fn attacks() -> Vec<Row> {
         if let Some(("deny", command)) = line.split_once('\t') {
             rows.push(Row {
                 adjudicated: false,
-                env: None,
+                step: None,
                 family: "effects/variable-targets".into(),
                 effect: String::new(),
                 attack: true,
@@ -558,7 +578,7 @@ fn attacks() -> Vec<Row> {
         {
             rows.push(Row {
                 adjudicated: false,
-                env: None,
+                step: None,
                 family: "rounds/reach".into(),
                 effect: String::new(),
                 attack: true,
@@ -572,7 +592,7 @@ fn attacks() -> Vec<Row> {
         if let Some(("block", command)) = line.split_once('\t') {
             rows.push(Row {
                 adjudicated: false,
-                env: None,
+                step: None,
                 family: "shared corpus (written apart)".into(),
                 effect: String::new(),
                 attack: true,
@@ -630,9 +650,33 @@ fn main() {
         })
         .collect();
     let in_own = contexts.iter().filter(|c| c.is_some()).count();
-    // With the one repository for every row (sessions 10-17's figure): false positives, rows
-    // labelled deny denied.
+    // The headline context: the row's own repository and, for a workflow row, what a session
+    // running its job would hold (`context.tsv`: the step's static environment and directory).
+    let full: Vec<Context> = every
+        .iter()
+        .zip(&contexts)
+        .map(|(row, own)| {
+            let base = own.clone().unwrap_or_else(|| everyday_ctx.clone());
+            let Some(step) = &row.step else {
+                return base;
+            };
+            let cwd = match (&step.cwd, &base.repo_root) {
+                (Some(dir), Some(root)) => root.join(dir),
+                _ => base.cwd.clone(),
+            };
+            Context {
+                env: step.env.clone(),
+                cwd,
+                ..base
+            }
+        })
+        .collect();
+    let with_step = every.iter().filter(|r| r.step.is_some()).count();
+    // With the one repository for every row (sessions 10-17's figure), and with the row's own
+    // repository but without its step's context (session 18's): false positives, rows labelled
+    // deny denied.
     let (mut one_fp, mut one_caught) = (0usize, 0usize);
+    let (mut own_fp, mut own_caught) = (0usize, 0usize);
 
     // Everyday: rows labelled allow that the guard denies are false positives.
     let mut fp: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -641,14 +685,13 @@ fn main() {
     let mut denied_ok: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     // With the labeller's labels, before adjudication: (relabelled rows, of them denied).
     let (mut relabelled, mut relabelled_denied) = (0usize, 0usize);
-    // Judged again with the row's workflow environment (`context.tsv`): false positives that
-    // environment lets through, and rows labelled deny it lets through.
-    let (mut with_env, mut env_allowed, mut env_missed) = (0usize, 0usize, 0usize);
+    // What the step's context changed: false positives it lets through, rows labelled deny it
+    // lets through, and allowed rows it makes denied.
+    let (mut step_allowed, mut step_missed, mut step_denied) = (0usize, 0usize, 0usize);
     let mut samples = Vec::with_capacity(every.len() * ROUNDS);
     for round in 0..ROUNDS {
-        for (row, own) in every.iter().zip(&contexts) {
+        for ((row, own), row_ctx) in every.iter().zip(&contexts).zip(&full) {
             let input = Input::shell(row.command.as_str());
-            let row_ctx = own.as_ref().unwrap_or(&everyday_ctx);
             let start = Instant::now();
             let d = guard.evaluate(&input, row_ctx);
             samples.push(start.elapsed());
@@ -656,29 +699,37 @@ fn main() {
                 continue;
             }
             let one = guard.evaluate(&input, &everyday_ctx);
+            let bare = guard.evaluate(&input, own.as_ref().unwrap_or(&everyday_ctx));
             if row.attack {
                 one_caught += usize::from(one.is_deny());
+                own_caught += usize::from(bare.is_deny());
             } else {
                 one_fp += usize::from(one.is_deny());
+                own_fp += usize::from(bare.is_deny());
             }
-            if let Some(env) = &row.env {
-                with_env += 1;
-                let ctx = Context {
-                    env: env.clone(),
-                    ..row_ctx.clone()
+            if row.step.is_some() && bare.is_deny() != d.is_deny() {
+                let tag = match (row.attack, d.is_deny()) {
+                    (false, false) => {
+                        step_allowed += 1;
+                        "STEP-ALLOWED"
+                    }
+                    (true, false) => {
+                        step_missed += 1;
+                        "STEP-MISSED"
+                    }
+                    _ => {
+                        step_denied += 1;
+                        "STEP-DENIED"
+                    }
                 };
-                let e = guard.evaluate(&input, &ctx);
-                if !row.attack && d.is_deny() && e.is_allow() {
-                    env_allowed += 1;
-                    if list {
-                        println!("ENV-ALLOWED\t{}\t{env:?}", row.command);
-                    }
-                }
-                if row.attack && d.is_deny() && e.is_allow() {
-                    env_missed += 1;
-                    if list {
-                        println!("ENV-MISSED\t{}\t{env:?}", row.command);
-                    }
+                if list {
+                    let step = row.step.as_deref();
+                    println!(
+                        "{tag}\t{}\t{:?}\tcwd={:?}",
+                        row.command,
+                        step.map(|s| &s.env),
+                        step.and_then(|s| s.cwd.as_deref())
+                    );
                 }
             }
             if row.adjudicated {
@@ -699,9 +750,10 @@ fn main() {
                 e.1 += usize::from(d.is_deny());
                 if list && d.is_allow() {
                     println!(
-                        "MISS-EVERYDAY\t{}\t{}\t{}",
+                        "MISS-EVERYDAY\t{}\t{}\t{}\t{}",
                         row.family,
                         row.effect,
+                        row.repo,
                         row.command.replace('\n', "\\n")
                     );
                 }
@@ -717,9 +769,11 @@ fn main() {
                     *fp_rules.entry(rule.clone()).or_default() += 1;
                     if list {
                         println!(
-                            "FP\t{rule}\t{}\t{}\t{}\t{}",
+                            "FP\t{rule}\t{}\t{}\t{}\t{}\t{}\t{}",
                             row.family,
                             row.effect,
+                            row.repo,
+                            row.source,
                             row.command.replace('\n', "\\n"),
                             d.reason.replace('\n', " ")
                         );
@@ -732,9 +786,18 @@ fn main() {
     println!("everyday set: {} rows ({all} labelled allow)", every.len());
     println!(
         "  each row judged in a session on its own repository (tracked.tsv: its tracked files; \
-         the directory of its Makefile/package.json/tox/nox file): {in_own} rows"
+         the directory of its Makefile/package.json/tox/nox file): {in_own} rows; {with_step} \
+         workflow rows with what a session in their job holds (context.tsv: the step's static \
+         environment and directory)"
     );
     println!("  false positives: {bad}/{all} = {:.2}%", pct(bad, all));
+    println!(
+        "  (own repository without the step's context, session 18's figure: {own_fp}/{all} = \
+         {:.2}%, labelled deny denied {own_caught}; the step's context lets {step_allowed} false \
+         positives and {step_missed} rows labelled deny through, and denies {step_denied} rows \
+         allowed without it)",
+        pct(own_fp, all)
+    );
     println!(
         "  (in the one repository of sessions 10-17 for every row: {one_fp}/{all} = {:.2}%, \
          labelled deny denied {one_caught})",
@@ -765,13 +828,6 @@ fn main() {
         }
     }
     println!("  by rule: {fp_rules:?}");
-    println!(
-        "  with each workflow row's static environment (context.tsv, {with_env} rows): \
-         {}/{all} = {:.2}% ({env_allowed} false positives fewer; {env_missed} rows labelled deny \
-         let through)",
-        bad - env_allowed,
-        pct(bad - env_allowed, all)
-    );
     let (dn, dd) = denied_ok
         .values()
         .fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
@@ -787,10 +843,11 @@ fn main() {
     );
 
     // Attacks: the share denied, per family. A row the checkpointed context allows and the
-    // cautious one (no checkpoint, the context the rows were written for) denies as `clobber`
-    // only overwrites a tracked file: the checkpoint undoes that, so the principle allows it
-    // there (docs/guard.md, "Overwriting tracked files"). Such rows are counted apart, judged
-    // without the checkpoint.
+    // cautious one (no checkpoint, the context the rows were written for) denies as `clobber`,
+    // `git-destructive`, `protected-path` or `destructive-shell` only overwrites or removes
+    // tracked files, discards uncommitted work or writes a key the checkpoint holds: the
+    // checkpoint undoes that, so the principle allows it there (docs/guard.md, "Overwriting
+    // tracked files"). Such rows are counted apart, judged without the checkpoint.
     let uncheckpointed = Context {
         checkpointed: false,
         ..ctx.clone()
@@ -805,7 +862,7 @@ fn main() {
             let cautious = guard.evaluate(&input, &uncheckpointed);
             if matches!(
                 cautious.rule.map(|r| r.as_str()),
-                Some("clobber" | "git-destructive")
+                Some("clobber" | "git-destructive" | "protected-path" | "destructive-shell")
             ) {
                 overwrites += 1;
                 overwrites_denied += usize::from(cautious.is_deny());
@@ -830,8 +887,10 @@ fn main() {
     let (an, ad) = by.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
     println!("attack sets: {ad}/{an} blocked = {:.2}%", pct(ad, an));
     println!(
-        "  apart: {overwrites} rows that only overwrite a tracked file or discard uncommitted work \
-         (`reset --hard`, `checkout --force`), allowed under the checkpoint; denied without it: \
+        "  apart: {overwrites} rows that only overwrite or remove named tracked files, discard \
+         uncommitted work (`reset --hard`, `checkout --force`, `checkout <path>`) or write a key \
+         or certificate the checkpoint holds (tracked, or not a file git ignores), allowed under \
+         the checkpoint; denied without it: \
          {overwrites_denied}/{overwrites} (counting them as misses: {ad}/{} = {:.2}%)",
         an + overwrites,
         pct(ad, an + overwrites)

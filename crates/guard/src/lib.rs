@@ -206,6 +206,23 @@ impl Guard {
                 }
                 let mut walker = walk::Walker::new(ctx, &self.compiled, command);
                 walker.walk_input(command);
+                // One `cd` to a directory that may not exist (`cd out; cp x y`) left the rest of
+                // the list judged nowhere: judge it in both places it can run — the directory,
+                // and where it was when the `cd` failed. Allowed only when both are.
+                if walker.denial.is_some()
+                    && walker.uncertain_cds == 1
+                    && [true, false].into_iter().all(|succeeded| {
+                        let mut fork = walk::Walker::new(ctx, &self.compiled, command);
+                        fork.cd_outcome = Some(succeeded);
+                        fork.walk_input(command);
+                        fork.denial.is_none() && fork.uncertain_cds == 1
+                    })
+                {
+                    walker.denial = None;
+                    walker.outline.push(
+                        "judged with the `cd` succeeded and with it failed: both allowed".into(),
+                    );
+                }
                 let decision = walker.denial.take().unwrap_or_else(|| {
                     Decision::allow(format!(
                         "{} command(s) checked; no rule matched",

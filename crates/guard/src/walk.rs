@@ -291,6 +291,12 @@ pub(crate) struct Walker<'a> {
     cd_by_and: bool,
     /// `CDPATH` is mentioned: a relative `cd` may go anywhere.
     cdpath: bool,
+    /// How many unconditional `cd`s to a directory that may not exist were walked (`cd d; x`:
+    /// the rest runs in `d` or, when the `cd` failed, where it was).
+    pub(crate) uncertain_cds: usize,
+    /// When set, such a `cd` is taken to have succeeded (`Some(true)`) or failed
+    /// (`Some(false)`): the input is walked once each way ([`crate::Guard`]).
+    pub(crate) cd_outcome: Option<bool>,
     /// Directories this command line creates (`mkdir -p d`, `git init d`):
     /// a later `cd` into them succeeds.
     made_dirs: Vec<String>,
@@ -645,6 +651,8 @@ impl<'a> Walker<'a> {
             certain_cd: false,
             cd_by_and: false,
             cdpath: input.contains("CDPATH"),
+            uncertain_cds: 0,
+            cd_outcome: None,
             made_dirs: Vec::new(),
             numeric: Vec::new(),
             scripts_read: HashMap::new(),
@@ -949,6 +957,15 @@ impl<'a> Walker<'a> {
             shell.cwd = Some(target);
         } else if !frame.conditional && self.surely_exists(shell, &target) {
             shell.cwd = Some(target);
+        } else if !frame.conditional {
+            // The directory may not exist: the rest of the list runs there or, the `cd` having
+            // failed, where it was. Walked once each way when the caller asks.
+            self.uncertain_cds += 1;
+            match self.cd_outcome {
+                Some(true) => shell.cwd = Some(target),
+                Some(false) => {}
+                None => shell.cwd = None,
+            }
         } else {
             shell.cwd = None;
         }

@@ -189,7 +189,8 @@ impl Walker<'_> {
 
     /// Judges the removal of `operands` (recursively or not): recursive removal only in the
     /// allowances; a single ordinary file otherwise (a glob only when it cannot match a
-    /// protected path nor more than one tracked file).
+    /// protected path nor more than one tracked file; without pawl's checkpoint, at most one
+    /// named tracked file).
     pub(crate) fn delete_operands(
         &mut self,
         what: &str,
@@ -241,7 +242,11 @@ impl Walker<'_> {
             } else {
                 // One file (`rm -rf node_modules package-lock.json`: a lock file is one too).
                 self.check_write(arg, WriteMode::Delete, shell, frame, what)?;
-                if let Ok(abs) = self.target_path(shell, arg)
+                // With pawl's checkpoint a named tracked file is held, however many are named
+                // (`rm -f a.hpp b.hpp`); a glob's matches are still counted (it may name more
+                // than the line shows).
+                if !self.ctx.checkpointed
+                    && let Ok(abs) = self.target_path(shell, arg)
                     && self.is_tracked_path(&abs).0
                 {
                     tracked += 1;

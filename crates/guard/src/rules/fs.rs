@@ -632,9 +632,11 @@ impl Walker<'_> {
         real
     }
 
-    /// Whether the policy protects `absolute` as written. A tracked key or certificate of the
-    /// repository is not protected with pawl's checkpoint, which holds it
-    /// ([`crate::policy::PROTECTED_UNLESS_TRACKED`]).
+    /// Whether the policy protects `absolute` as written. With pawl's checkpoint a key or
+    /// certificate of the repository ([`crate::policy::PROTECTED_UNLESS_TRACKED`]) is not
+    /// protected when the checkpoint holds whatever is there: it is tracked, or it is not a
+    /// file git ignores (`FileSystemView::holds_ignored`: absent — a new file, undone by
+    /// removing it — or untracked and not ignored, which the checkpoint keeps).
     fn is_protected_as_written(&self, absolute: &str) -> bool {
         let forms = self.anchors.forms(absolute);
         if !self.policy.protected_paths.matches(&forms, true) {
@@ -643,16 +645,25 @@ impl Walker<'_> {
         let held = self.ctx.checkpointed
             && self.policy.protected_unless_tracked.matches(&forms, true)
             && !self.policy.protected_always.matches(&forms, true)
-            && self.anchors.repo_root.as_deref().is_some_and(|root| {
-                relative_to(absolute, root).is_some_and(|rel| {
-                    !rel.is_empty()
-                        && !rel
-                            .split('/')
-                            .any(|c| c == ".." || c == ".git" || c == ".pawl")
-                        && self.ctx.tracked.is_tracked(rel)
-                })
+            && self.checkpoint_holds(absolute, |rel| {
+                self.ctx.tracked.is_tracked(rel)
+                    || self.ctx.fs.holds_ignored(absolute) == Some(false)
             });
         !held
+    }
+
+    /// Whether `absolute` lies inside the repository below its top, outside git's and pawl's
+    /// state, and `held` says the checkpoint keeps it (given its repository-relative path).
+    fn checkpoint_holds(&self, absolute: &str, held: impl Fn(&str) -> bool) -> bool {
+        self.anchors.repo_root.as_deref().is_some_and(|root| {
+            relative_to(absolute, root).is_some_and(|rel| {
+                !rel.is_empty()
+                    && !rel
+                        .split('/')
+                        .any(|c| c == ".." || c == ".git" || c == ".pawl")
+                    && held(rel)
+            })
+        })
     }
 
     /// Whether the policy protects `absolute`, as written or where it leads through an
@@ -668,7 +679,7 @@ impl Walker<'_> {
     /// Whether `absolute` is protected or is a directory that holds protected paths
     /// (`migrations`, `k8s`, `.git`, and the parents of named ones: `.claude` holds
     /// `.claude/settings.json`, `alembic` holds `alembic/versions`).
-    fn holds_protected(&self, absolute: &str) -> bool {
+    pub(crate) fn holds_protected(&self, absolute: &str) -> bool {
         let one = |path: &str| {
             self.is_protected_as_written(path)
                 || self.is_protected_as_written(&normalize(path, "__pawl_probe__"))
@@ -1245,13 +1256,24 @@ impl Walker<'_> {
     fn glob_may_be_protected(&self, pattern: &str, no_dot: bool, edit: bool) -> Option<String> {
         let junk = junk_extension(last_component(pattern))
             || (edit && source_extension(last_component(pattern)));
+        // With pawl's checkpoint, a glob over one directory of the repository that holds no file
+        // git ignores matches only files the checkpoint keeps (tracked, or untracked and not
+        // ignored): the keys and certificates of `PROTECTED_UNLESS_TRACKED` it may match are
+        // held (`rm -f server.*` where the test certificates are).
+        let held_dir = self.ctx.checkpointed
+            && split_parent(pattern).is_some_and(|(dir, _)| {
+                !has_wildcard(dir)
+                    && self.checkpoint_holds(dir, |_| self.ctx.fs.holds_ignored(dir) == Some(false))
+            });
         let forms = self.anchors.forms(pattern);
         let mut absolute: Vec<String> = vec![forms.absolute.clone()];
         absolute.extend(forms.home.clone());
         absolute.extend(forms.tmpdir.clone());
         let relative: Vec<String> = forms.relative.clone().into_iter().collect();
         for raw in &self.policy.policy.protected_paths {
-            if raw.starts_with('!') {
+            if raw.starts_with('!')
+                || (held_dir && crate::policy::PROTECTED_UNLESS_TRACKED.contains(&raw.as_str()))
+            {
                 continue;
             }
             let glob = match raw.strip_prefix("$HOME/") {

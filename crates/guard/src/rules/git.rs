@@ -1074,10 +1074,15 @@ impl Walker<'_> {
                         && !matches!(t, "." | ".." | "*")
                         && !t.contains(['*', '?', '[', '\\'])
                 }) && self.resolve(shell, &a.text).is_some_and(|abs| {
-                    self.in_repo(&abs) && !self.is_protected(&abs) && {
-                        let root = self.anchors.repo_root.as_deref().unwrap_or("/");
-                        abs != root && !abs.contains("/.git/") && !abs.contains("/.pawl")
-                    }
+                    // A directory is judged by what it holds (`.claude` holds the agent's
+                    // settings, `.git` git's state).
+                    self.in_repo(&abs)
+                        && !self.is_protected(&abs)
+                        && !self.holds_protected(&abs)
+                        && {
+                            let root = self.anchors.repo_root.as_deref().unwrap_or("/");
+                            abs != root && !abs.contains("/.git/") && !abs.contains("/.pawl")
+                        }
                 })
             })
     }
@@ -2038,6 +2043,16 @@ impl Walker<'_> {
             [] => {}
             [target] => {
                 if dashdash.is_none() && self.looks_like_path(shell, target) {
+                    // With pawl's checkpoint, `git checkout <path>` of a file or directory of
+                    // the repository written out (the form with `--` is `git checkout -- <path>`)
+                    // restores it from the index: the work it discards is in the checkpoint. Were
+                    // the word a branch as well, git switches to it: recorded as a switch.
+                    if self.checkpoint_keeps(inv, &p)
+                        && self.named_repo_files(std::slice::from_ref(target), shell)
+                    {
+                        self.switch_to(inv, branch_of(target), frame);
+                        return Continue(());
+                    }
                     self.destructive(frame, &format!("git checkout of `{}` (paths)", target.text))?;
                 } else if p.has(&["--detach"]) {
                     self.switch_to(inv, Some("(detached)".to_owned()), frame);

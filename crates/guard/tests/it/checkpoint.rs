@@ -110,8 +110,31 @@ fn a_tracked_key_is_held_by_the_checkpoint() {
         let d = decide_in(&ctx, command);
         assert!(d.is_allow(), "{command}: {d:?}");
     }
+    // Session 19: a key or certificate that is not a file git ignores (absent: a new file; or
+    // untracked and not ignored) is held too, and so is a glob of them in a directory that
+    // holds no ignored file. (`rm -f server.*` stays denied: it may match a `*.tf`.)
     for command in [
         "echo x > tests/certs/expired/server/other.pem",
+        "ln -s ca.crt tests/certs/expired/ca/cacert.pem",
+        "rm -f tests/certs/expired/server/server.pe?",
+        "chmod 600 tests/certs/expired/server/server.ke?",
+    ] {
+        let d = decide_in(&ctx, command);
+        assert!(d.is_allow(), "{command}: {d:?}");
+    }
+    for command in [
+        "echo x > config/local.key",
+        "rm -f config/local.key",
+        "rm -f config/*.key",
+        "rm -f config/local.*",
+        "ln -sf /tmp/k config/local.key",
+        "mv config/local.key /tmp/",
+        "echo x > *.pem",
+        "rm -f *.pem",
+        "echo x > .git/x.pem",
+        "echo x > .pawl/x.key",
+        "echo x > ../other/server.key",
+        "echo x > secrets/new.pem",
         "echo x > secrets/server.key",
         "echo x > .env",
         "echo x > ~/.ssh/id.key",
@@ -124,4 +147,14 @@ fn a_tracked_key_is_held_by_the_checkpoint() {
     unchecked.checkpointed = false;
     let d = decide_in(&unchecked, openssl);
     assert_eq!(d.rule, Some(RuleId::ProtectedPath), "{d:?}");
+    let mut unchecked = ctx.clone();
+    unchecked.checkpointed = false;
+    for command in [
+        "echo x > tests/certs/expired/server/other.pem",
+        "ln -s ca.crt tests/certs/expired/ca/cacert.pem",
+        "rm -f tests/certs/expired/server/server.pe?",
+    ] {
+        let d = decide_in(&unchecked, command);
+        assert_eq!(d.rule, Some(RuleId::ProtectedPath), "{command}: {d:?}");
+    }
 }

@@ -1,5 +1,6 @@
 //! What the corpus repository ignores, for tests and the figures bench (which includes this
-//! file by path): `.env` at its top, the conventional ignored directories and a local database.
+//! file by path): `.env` at its top, the conventional ignored directories, a local database and
+//! a local key.
 //! No symbolic links.
 
 pub struct Ignored;
@@ -15,6 +16,7 @@ const IGNORED: &[&str] = &[
     "build",
     ".cache",
     "data/local.db",
+    "config/local.key",
 ];
 
 impl pawl_guard::FileSystemView for Ignored {

@@ -54,8 +54,15 @@ fn cd_into_a_directory_with_tracked_files_is_certain() {
         decide("cd src; git commit -am wip")
     );
     assert!(decide("cd src; rm -f main.rs.orig").is_allow());
-    // A directory without tracked files may not exist: the cwd after `;` stays unknown.
-    assert!(decide("cd nowhere; rm -rf build").is_deny());
+    // A directory without tracked files may not exist: what follows `;` runs there or, the
+    // `cd` having failed, here. Session 19: judged both ways, allowed only when both are
+    // (`build` is a build output in either place; `src` here is tracked).
+    assert!(decide("cd nowhere; rm -rf build").is_allow());
+    assert!(decide("cd nowhere; rm -rf src").is_deny());
+    assert!(decide("cd nowhere; rm -rf ../src").is_deny());
+    // Two such `cd`s: the mixed outcomes are not walked, denied as before.
+    assert!(decide("cd nowhere; cd deeper; echo x > stamp.txt").is_deny());
+    assert!(decide("cd nowhere; echo x > stamp.txt").is_allow());
 }
 
 /// A script reader over a fixed set of files (absolute paths).
