@@ -192,7 +192,8 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
                 .filter(|e| !e.dirs.is_empty());
             }
             // pawl's own build of the tree warms the checks' Go build cache.
-            crate::room::gocache::warm(&cfg, room.root());
+            let commands: Vec<&str> = seal.checks.iter().map(|c| c.command.as_str()).collect();
+            crate::room::gocache::warm(&cfg, room.root(), &commands);
             Some(room)
         }
         None => None,
@@ -374,7 +375,8 @@ pub fn room_apart(
         let view = cfg.root.clone();
         in_room_env(&mut cfg, &state, &view, seal);
     }
-    crate::room::gocache::warm(&cfg, room.root());
+    let commands: Vec<&str> = seal.checks.iter().map(|c| c.command.as_str()).collect();
+    crate::room::gocache::warm(&cfg, room.root(), &commands);
     Ok((room, cfg))
 }
 

@@ -18,7 +18,7 @@
 //! | `env-seal/` | the seal's environment, kept once `[room] setup` rebuilt it ([`setup`]) |
 //! | `downloads/` | the package managers' downloads during a setup ([`setup::DOWNLOADS`]) |
 //! | `stores/` | the run's copies of the package stores outside the repository its checks read (cargo's registry and git checkouts, Go's module cache: [`stores`]) |
-//! | `go-build/` | the checks' Go build cache, written only by pawl's own builds, read copy-on-write by the checks ([`gocache`]) |
+//! | `go-build/` | the checks' Go build cache without mount namespaces ([`gocache`]; with them the checks read the one in pawl's user state, shared by the rooms, copy-on-write) |
 //! | `scratch/` | the checks' overlay layers (pawl-process's `sandbox::check::ROOM_SCRATCH`), emptied at every sync |
 //!
 //! A sync ([`Room::sync`]) starts a verification from the seal's snapshot: it leaves `tree/`'s
@@ -201,8 +201,8 @@ impl Room {
             }
             fs::write(&marker, MARKER).map_err(io_err(&marker))?;
         }
-        // The checks' Go build cache ([`gocache`]): made with the room, before any check
-        // names it.
+        // The checks' Go build cache without mount namespaces ([`gocache::dir`]): made with
+        // the room, before any check names it.
         let cache = gocache::dir(&dir);
         fs::create_dir_all(&cache).map_err(io_err(&cache))?;
         let lock = Lock::take(&dir)?;

@@ -428,7 +428,8 @@ pub fn verify_checks(
             }
         }
         // pawl's own build of the tree warms the checks' Go build cache.
-        crate::room::gocache::warm(&cfg, room.root());
+        let commands: Vec<&str> = to_run.iter().map(|c| c.command.as_str()).collect();
+        crate::room::gocache::warm(&cfg, room.root(), &commands);
     }
     let runs = crate::baseline::run_sealed(ws, plan.seal.as_ref(), &to_run, &cfg);
 

@@ -1428,23 +1428,28 @@ fn a_poisoned_entry_the_step_planted_in_the_go_build_cache_steers_nothing() {
         if !ran {
             return;
         }
-        // The checks' cache is the room's, warmed by pawl's own build (its log beside the
-        // checks'), not the user's.
-        let rooms = env.home.join(".local/state/pawl/rooms");
-        let warm = std::fs::read_dir(&rooms)
+        // The checks' cache is pawl's (in its state, shared by the rooms; a room's own without
+        // namespaces), warmed by pawl's own build (its log beside the checks'), not the user's.
+        let state = env.home.join(".local/state/pawl");
+        let caches = std::fs::read_dir(state.join("rooms"))
             .into_iter()
             .flatten()
             .flatten()
-            .flat_map(|r| std::fs::read_dir(r.path().join("go-build")).into_iter().flatten())
+            .map(|r| r.path().join("go-build"))
+            .chain([state.join("go-build")]);
+        let warm = caches
+            .flat_map(|c| std::fs::read_dir(c).into_iter().flatten())
             .flatten()
             .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten())
             .flatten()
             .any(|e| e.file_name().to_string_lossy().ends_with("-a"));
-        assert!(warm, "{name}: the room's Go build cache is warm");
+        assert!(warm, "{name}: pawl's Go build cache is warm");
         let logs = std::fs::read_dir(env.root().join(".pawl/logs")).unwrap();
         assert!(
-            logs.flatten()
-                .any(|l| l.file_name().to_string_lossy().starts_with("go-build-cache")),
+            logs.flatten().any(|l| l
+                .file_name()
+                .to_string_lossy()
+                .starts_with("go-build-cache")),
             "{name}: pawl's own build ran"
         );
     }

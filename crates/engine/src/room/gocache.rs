@@ -6,12 +6,13 @@
 //! (`~/.cache/go-build`): it can compile the right code once and point the wrong tree's
 //! actions at the right objects, and every check that read the user's cache then built the
 //! right code from the wrong tree (seen: the attack in the cli's `sandbox` tests). So the
-//! checks never read the user's cache. Their `GOCACHE` is [`dir`], `go-build/` in the
-//! repository's room directory, under pawl's state, out of every step's reach:
+//! checks never read the user's cache. Their `GOCACHE` is [`shared_dir`], `go-build/` in
+//! pawl's user state (beside `rooms/`), out of every step's reach and hidden from every check:
 //!
 //! - **Written only by pawl's own build** ([`warm`]): before the checks of a tree run, pawl runs
-//!   `go build`, `go vet` and `go test -exec=/bin/true` (plain and `-cover`) on it, in the
-//!   room, under the check sandbox, with the cache bound writable. None of them runs code of
+//!   `go build`, `go vet` and `go test -exec=/bin/true` (plain and `-cover`), as the checks'
+//!   commands ask for them ([`WARM_PARTS`]), on it, in the room, under the check sandbox, with
+//!   the cache bound writable. None of them runs code of
 //!   the project: `go build` and `go vet` compile and analyse (cgo's flags are allow-listed by
 //!   go), and `-exec=/bin/true` runs `/bin/true` where the test binary would run. The command
 //!   is pawl's, never the project's (no script, no Makefile).
@@ -20,22 +21,24 @@
 //!   the check. A check's own compiles (a variant the warm build did not make) and whatever
 //!   its test processes write there are discarded: nothing a check or a test wrote is read by
 //!   a later one.
+//! - **Shared by every room** (a run's, a story's, the rooms apart, every repository's): its
+//!   entries are content-addressed and only pawl's own builds wrote them, so a new room (each
+//!   story's) starts warm instead of building the standard library again.
 //! - **Without mount namespaces** (the Landlock-only fallback) nothing can be bound: the
-//!   checks use the directory itself, writable (a check's test process could write it, and a
-//!   later check read it). The fallback's verdict is at most REVIEW anyway (pawl's key is
+//!   checks use their room's own directory ([`dir`], `go-build/` in the room directory),
+//!   writable (a check's test process could write it, and a later check of the same room read
+//!   it), never the shared one. The fallback's verdict is at most REVIEW anyway (pawl's key is
 //!   readable there); the user's cache is still never read.
 //!
 //! Known limits: only a module at the tree's root (`go.mod` or `go.work` there) is warmed; a
 //! Go module in a subdirectory builds cold in every check (still never from the user's cache).
-//! Warm entries carry across runs and rooms of the repository: they are content-addressed, and
-//! only pawl's own builds wrote them.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use pawl_verify::{Check, CheckRun, RunnerConfig};
 
-/// The Go build cache's directory in a room directory.
+/// The Go build cache's directory name (in pawl's user state, in a room directory).
 pub const GO_BUILD: &str = "go-build";
 
 /// Where a check sees the cache (in its private `/tmp`).
@@ -44,23 +47,73 @@ pub const SEEN_AT: &str = "/tmp/pawl-go-build";
 /// The name of pawl's own build that warms the cache (its log is `go-build-cache-<step>.log`).
 pub const WARM_CHECK: &str = "go-build-cache";
 
-/// pawl's own build of a Go tree: compiles the packages, their vet facts and the test and
-/// coverage variants, links the test binaries, and runs none of them (`-exec=/bin/true`). Each
-/// part runs whatever the one before did (a tree that does not compile still warms the rest).
-pub const WARM_COMMAND: &str = "go build ./... ; go vet ./... ; \
-go test -count=1 -exec=/bin/true ./... ; go test -count=1 -cover -exec=/bin/true ./...";
+/// The parts of pawl's own build of a Go tree: each is made when a check's command asks for
+/// what it warms (the command holds `go <sub>` and every word of the row's flags), every one
+/// when no command names `go` (a script or a Makefile: what it runs is not known). Each
+/// compiles and links, and runs nothing of the project (`-exec=/bin/true` runs `/bin/true`
+/// where the test binary would run). Each runs whatever the one before did (a tree that does
+/// not compile still warms the rest).
+pub const WARM_PARTS: &[(&str, &[&str], &str)] = &[
+    ("build", &[], "go build ./..."),
+    ("vet", &[], "go vet ./..."),
+    ("test", &[], "go test -count=1 -exec=/bin/true ./..."),
+    (
+        "test",
+        &["-cover"],
+        "go test -count=1 -cover -exec=/bin/true ./...",
+    ),
+];
 
-/// The room's Go build cache, in the room directory `room_dir`.
+/// pawl's own build for checks whose commands are `commands` ([`WARM_PARTS`]).
+pub fn warm_command(commands: &[&str]) -> String {
+    let words: Vec<Vec<&str>> = commands
+        .iter()
+        .map(|c| c.split_whitespace().collect())
+        .collect();
+    let names_go = words.iter().any(|w| w.contains(&"go"));
+    WARM_PARTS
+        .iter()
+        .filter(|(sub, flags, _)| {
+            !names_go
+                || words.iter().any(|w| {
+                    w.windows(2).any(|p| p[0] == "go" && p[1] == *sub)
+                        && flags.iter().all(|f| w.iter().any(|x| x.starts_with(f)))
+                })
+        })
+        .map(|(_, _, command)| *command)
+        .collect::<Vec<_>>()
+        .join(" ; ")
+}
+
+/// The room's own Go build cache, in the room directory `room_dir`: the fallback's (without
+/// mount namespaces, where the checks write it), and the checks' where pawl's user state is
+/// unknown.
 pub fn dir(room_dir: &Path) -> PathBuf {
     room_dir.join(GO_BUILD)
+}
+
+/// The Go build cache the checks of every repository read under the check sandbox's
+/// namespaces: `go-build/` in pawl's user state, shared by the rooms (a run's, a story's, the
+/// rooms apart). Only pawl's own builds write it, and its entries are content-addressed, so
+/// sharing it costs nothing in trust and spares every new room (each story's) a cold build of
+/// the standard library. Never written by a check, whatever the machine: the fallback's
+/// checks write their room's [`dir`] instead.
+pub fn shared_dir() -> Option<PathBuf> {
+    crate::user_state_dir().map(|d| d.join(GO_BUILD))
 }
 
 /// Points the checks of `cfg` at the Go build cache of the room directory `room_dir` (see the
 /// module docs): copy-on-write at [`SEEN_AT`] under the check sandbox's namespaces, else the
 /// directory itself.
 pub fn bind_for_checks(cfg: &mut RunnerConfig, room_dir: &Path) {
-    // Made by `Room::open` (never here: this runs before the room directory may exist, which
-    // must then be empty). One that is not there is seen empty: a cold cache, discarded.
+    bind_with(cfg, room_dir, shared_dir());
+}
+
+/// [`bind_for_checks`] with the shared cache at `shared` (`None`: the room's own).
+fn bind_with(cfg: &mut RunnerConfig, room_dir: &Path, shared: Option<PathBuf>) {
+    // The room's own is made by `Room::open` (never here: this runs before the room directory
+    // may exist, which must then be empty). One that is not there is seen empty: a cold
+    // cache, discarded.
     let cache = dir(room_dir);
     let mut seen_at = cache.clone();
     if let Some(sandbox) = cfg
@@ -71,9 +124,12 @@ pub fn bind_for_checks(cfg: &mut RunnerConfig, room_dir: &Path) {
     {
         let target = PathBuf::from(SEEN_AT);
         if sandbox.private_tmp.iter().any(|p| p == Path::new("/tmp")) {
+            let source = shared
+                .filter(|s| std::fs::create_dir_all(s).is_ok())
+                .unwrap_or_else(|| cache.clone());
             if !sandbox.cow_binds.iter().any(|b| b.target == target) {
                 sandbox.cow_binds.push(pawl_process::sandbox::Bind {
-                    source: cache.clone(),
+                    source,
                     target: target.clone(),
                 });
             }
@@ -104,11 +160,13 @@ pub fn is_go(tree: &Path) -> bool {
 }
 
 /// pawl's own build of the tree the checks of `cfg` see (`tree`: the room's files), writing the
-/// cache [`bind_for_checks`] named ([`WARM_COMMAND`], see the module docs). Nothing when the
-/// tree is no Go module or `cfg` names no room cache. Its outcome is not a check's: a tree
-/// that does not build leaves the checks to say so.
-pub fn warm(cfg: &RunnerConfig, tree: &Path) -> Option<CheckRun> {
-    if !is_go(tree) {
+/// cache [`bind_for_checks`] named, for checks whose commands are `commands` ([`warm_command`],
+/// see the module docs). Nothing when the tree is no Go module, no command asks for a part, or
+/// `cfg` names no pawl cache. Its outcome is not a check's: a tree that does not build leaves
+/// the checks to say so.
+pub fn warm(cfg: &RunnerConfig, tree: &Path, commands: &[&str]) -> Option<CheckRun> {
+    let command = warm_command(commands);
+    if !is_go(tree) || command.is_empty() {
         return None;
     }
     let mut cfg = cfg.clone();
@@ -135,7 +193,7 @@ pub fn warm(cfg: &RunnerConfig, tree: &Path) -> Option<CheckRun> {
         sandbox.binds.extend(cache);
     }
     cfg.jobs = 1;
-    pawl_verify::run_checks(&[Check::gate(WARM_CHECK, WARM_COMMAND)], &cfg)
+    pawl_verify::run_checks(&[Check::gate(WARM_CHECK, command)], &cfg)
         .into_iter()
         .next()
 }
@@ -165,6 +223,60 @@ mod tests {
         cfg
     }
 
+    /// pawl's build makes what the checks' commands ask for, and all of it for a command that
+    /// names no `go` (a script: unknown).
+    #[test]
+    fn pawls_build_makes_the_parts_the_checks_ask_for() {
+        let rows: &[(&[&str], &[&str])] = &[
+            (&["go test ./..."], &["go test -count=1 -exec"]),
+            (
+                &[
+                    "go build ./...",
+                    "go test -json ./...",
+                    "go vet ./...",
+                    "go test -cover ./...",
+                ],
+                &[
+                    "go build",
+                    "go vet",
+                    "go test -count=1 -exec",
+                    "go test -count=1 -cover",
+                ],
+            ),
+            (
+                &["GOFLAGS=-mod=mod go test -coverprofile=c.out ./..."],
+                &["go test -count=1 -exec", "go test -count=1 -cover"],
+            ),
+            (
+                &["make test"],
+                &[
+                    "go build",
+                    "go vet",
+                    "go test -count=1 -exec",
+                    "go test -count=1 -cover",
+                ],
+            ),
+            (&["cargo test", "go version"], &[]),
+        ];
+        for (commands, want) in rows {
+            let got = warm_command(commands);
+            let parts: Vec<&str> = if got.is_empty() {
+                Vec::new()
+            } else {
+                got.split(" ; ").collect()
+            };
+            assert_eq!(parts.len(), want.len(), "{commands:?}: {got}");
+            for (p, w) in parts.iter().zip(want.iter()) {
+                assert!(p.starts_with(w), "{commands:?}: {got}");
+                assert!(p.contains("./..."), "{got}");
+                assert!(
+                    !p.starts_with("go test") || p.contains("-exec=/bin/true"),
+                    "{got}"
+                );
+            }
+        }
+    }
+
     fn var(cfg: &RunnerConfig, k: &str) -> Option<String> {
         cfg.env
             .iter()
@@ -177,38 +289,79 @@ mod tests {
     /// user's own `GOCACHE` replaced.
     #[test]
     fn the_checks_go_cache_is_the_rooms_copy_on_write() {
+        let state = tempfile::tempdir().unwrap();
+        let shared = state.path().join(GO_BUILD);
         let room = tempfile::tempdir().unwrap();
+        let room = room.path().join("repo-1");
         let mut cfg = contained(true, true);
-        cfg.env.push(("GOCACHE".into(), "/home/u/.cache/go-build".into()));
-        bind_for_checks(&mut cfg, room.path());
+        cfg.env
+            .push(("GOCACHE".into(), "/home/u/.cache/go-build".into()));
+        bind_with(&mut cfg, &room, Some(shared.clone()));
         assert_eq!(var(&cfg, "GOCACHE").as_deref(), Some(SEEN_AT));
         assert_eq!(cfg.env.iter().filter(|(k, _)| k == "GOCACHE").count(), 1);
-        let sandbox = cfg.containment.as_ref().unwrap().spec.sandbox.as_ref().unwrap();
+        let sandbox = cfg
+            .containment
+            .as_ref()
+            .unwrap()
+            .spec
+            .sandbox
+            .as_ref()
+            .unwrap();
         assert_eq!(sandbox.cow_binds.len(), 1);
-        assert_eq!(sandbox.cow_binds[0].source, dir(room.path()));
+        assert_eq!(sandbox.cow_binds[0].source, shared);
         assert!(sandbox.binds.is_empty());
-        assert!(!sandbox.writable.contains(&dir(room.path())));
+        assert!(!sandbox.writable.contains(&shared));
+        assert!(shared.is_dir());
         // Nothing made in the room directory (it may not be a room yet).
-        assert!(!dir(room.path()).exists());
+        assert!(!room.exists());
         // Twice: one bind.
-        bind_for_checks(&mut cfg, room.path());
-        let sandbox = cfg.containment.as_ref().unwrap().spec.sandbox.as_ref().unwrap();
+        bind_with(&mut cfg, &room, Some(shared.clone()));
+        let sandbox = cfg
+            .containment
+            .as_ref()
+            .unwrap()
+            .spec
+            .sandbox
+            .as_ref()
+            .unwrap();
         assert_eq!(sandbox.cow_binds.len(), 1);
+        // No user state: the room's own.
+        let mut cfg = contained(true, true);
+        bind_with(&mut cfg, &room, None);
+        let sandbox = cfg
+            .containment
+            .as_ref()
+            .unwrap()
+            .spec
+            .sandbox
+            .as_ref()
+            .unwrap();
+        assert_eq!(sandbox.cow_binds[0].source, dir(&room));
 
+        // Without the namespaces (or a private /tmp): the room's own, writable; never the
+        // shared one.
         for (namespaces, tmp) in [(false, false), (true, false)] {
             let mut cfg = contained(namespaces, tmp);
-            bind_for_checks(&mut cfg, room.path());
-            let cache = dir(room.path());
+            bind_with(&mut cfg, &room, Some(shared.clone()));
+            let cache = dir(&room);
             assert_eq!(var(&cfg, "GOCACHE"), Some(cache.display().to_string()));
-            let sandbox = cfg.containment.as_ref().unwrap().spec.sandbox.as_ref().unwrap();
+            let sandbox = cfg
+                .containment
+                .as_ref()
+                .unwrap()
+                .spec
+                .sandbox
+                .as_ref()
+                .unwrap();
             assert!(sandbox.cow_binds.is_empty());
             assert!(sandbox.writable.contains(&cache));
+            assert!(!sandbox.writable.contains(&shared));
         }
         let mut bare = RunnerConfig::new("/w/repo", 1);
-        bind_for_checks(&mut bare, room.path());
+        bind_with(&mut bare, &room, Some(shared));
         assert_eq!(
             var(&bare, "GOCACHE"),
-            Some(dir(room.path()).display().to_string())
+            Some(dir(&room).display().to_string())
         );
     }
 }

@@ -1346,7 +1346,8 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
                 crate::baseline::in_room_env(&mut cfg, &state, &view, seal);
             }
             if !warmed.iter().any(|t| t == tree.as_str()) {
-                crate::room::gocache::warm(&cfg, room.root());
+                let commands: Vec<&str> = checks.iter().map(|c| c.command.as_str()).collect();
+                crate::room::gocache::warm(&cfg, room.root(), &commands);
                 warmed.push(tree.as_str().to_owned());
             }
             let left = copies.max(1) - runs.len();

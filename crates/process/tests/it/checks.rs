@@ -722,8 +722,17 @@ fn a_copy_on_write_bind_is_read_there_and_never_written() {
     );
     assert!(!cache.join("cd").exists());
     // pawl's own build: the plain bind writes it.
-    plain.0.sandbox.as_mut().expect("a sandbox").binds.push(bind);
-    let o = w.run(&plain, &format!("mkdir -p {at}/cd && echo built > {at}/cd/new"));
+    plain
+        .0
+        .sandbox
+        .as_mut()
+        .expect("a sandbox")
+        .binds
+        .push(bind);
+    let o = w.run(
+        &plain,
+        &format!("mkdir -p {at}/cd && echo built > {at}/cd/new"),
+    );
     assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
     assert_eq!(
         std::fs::read_to_string(cache.join("cd/new")).expect("read"),
@@ -736,7 +745,10 @@ fn a_copy_on_write_bind_is_read_there_and_never_written() {
         source: missing.clone(),
         target: at.into(),
     }];
-    let o = w.run(&cold, &format!("ls -A {at} && echo x > {at}/new && cat {at}/new"));
+    let o = w.run(
+        &cold,
+        &format!("ls -A {at} && echo x > {at}/new && cat {at}/new"),
+    );
     assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
     assert_eq!(stdout(&o), "x\n");
     assert!(!missing.exists());
