@@ -64,7 +64,8 @@ pub struct TreeCheck {
 struct Checked {
     digest: String,
     tree: Option<(String, Option<Vec<u8>>)>,
-    /// The stamp read: where the next hash starts when the tree changed.
+    /// The stamp read: where the next hash starts when the tree changed (empty when nothing
+    /// moved: then it is not needed).
     stamp: Vec<u8>,
 }
 
@@ -88,7 +89,11 @@ impl TreeCheck {
         let _ = std::thread::Builder::new()
             .name("tree-stamp".into())
             .spawn(move || {
-                let _ = tx.send(check_stamp(&r, &p));
+                let (checked, spare) = check_stamp(&r, &p);
+                let _ = tx.send(checked);
+                // Freed here, not on the thread that answers the hook (a large buffer is
+                // unmapped: a system call, and every other thread's mapping flushed).
+                drop(spare);
             });
         TreeCheck {
             root: root.to_path_buf(),
@@ -112,20 +117,36 @@ fn stamp_path(state_dir: &Path) -> std::path::PathBuf {
 }
 
 /// The stamp's digest and, when nothing it covers moved, its tree hash; the digest taken while
-/// the files are compared.
-fn check_stamp(root: &Path, stamp: &Path) -> Option<Checked> {
-    let bytes = std::fs::read(stamp).ok()?;
-    let repo = pawl_git::Repo::open_in_process(root)?;
+/// the files are compared. The stamp itself is kept only when something moved (the next hash
+/// starts from it); otherwise it comes back as the second value, for the caller to free.
+fn check_stamp(root: &Path, stamp: &Path) -> (Option<Checked>, Vec<u8>) {
+    let Ok(bytes) = std::fs::read(stamp) else {
+        return (None, Vec::new());
+    };
+    let Some(repo) = pawl_git::Repo::open_in_process(root) else {
+        return (None, bytes);
+    };
     let (digest, tree) = std::thread::scope(|s| {
         let digest = s.spawn(|| format!("{:x}", Sha256::digest(&bytes)));
         let tree = repo.tree_hash_unchanged_refreshed(&bytes);
         (digest.join(), tree)
     });
-    Some(Checked {
-        digest: digest.ok()?,
-        tree: tree.map(|(t, fresh)| (t.to_string(), fresh)),
-        stamp: bytes,
-    })
+    let Ok(digest) = digest else {
+        return (None, bytes);
+    };
+    let (stamp, spare) = if tree.is_some() {
+        (Vec::new(), bytes)
+    } else {
+        (bytes, Vec::new())
+    };
+    (
+        Some(Checked {
+            digest,
+            tree: tree.map(|(t, fresh)| (t.to_string(), fresh)),
+            stamp,
+        }),
+        spare,
+    )
 }
 
 /// What the hook answers.
@@ -248,10 +269,9 @@ pub fn stop_turn(
     let files: Vec<String> = edits.keys().cloned().collect();
     // The iteration and its verification: one commit.
     store.batch(|store| {
-        turn::record(
+        turn::record_rows(
             store,
             run_id,
-            settings,
             n,
             &IterationEnd {
                 files: files.clone(),
@@ -265,7 +285,6 @@ pub fn stop_turn(
             },
             Some(&report),
             &extra,
-            &mut |_| {},
         )
     })?;
     turn::commit_iteration(store, &ws.root, run_id, settings, n, Some(&report))?;

@@ -142,6 +142,34 @@ pub fn record(
     extra: &[(&str, serde_json::Value)],
     observer: &mut dyn FnMut(&LoopEvent),
 ) -> Result<(), StoreError> {
+    record_rows(store, run_id, n, end, report, extra)?;
+    let spent = store.spent(run_id)?;
+    observer(&LoopEvent::Iteration {
+        n,
+        max: settings.limits.max_iterations,
+        outcome: end.outcome.clone(),
+        checks_passing: report
+            .map(|r| r.checks.len() - r.failing.len())
+            .unwrap_or(0),
+        checks_total: report.map(|r| r.checks.len()).unwrap_or(0),
+        usd: spent.usd,
+        max_usd: settings.limits.max_usd,
+        active_ms: spent.active_ms,
+        summary: end.summary.clone(),
+    });
+    Ok(())
+}
+
+/// What [`record`] writes (the iteration row, the verification event), with no one to tell:
+/// the Stop hook's turn.
+pub fn record_rows(
+    store: &mut Store,
+    run_id: &str,
+    n: u32,
+    end: &IterationEnd,
+    report: Option<&VerifyReport>,
+    extra: &[(&str, serde_json::Value)],
+) -> Result<(), StoreError> {
     // The independent reviewer's session (asked during this iteration's verification) is an
     // agent call of the run: its cost counts against the run's budget like the step's.
     let reviewer_usd = report
@@ -163,20 +191,6 @@ pub fn record(
         }
         store.append_event(Some(run_id), EventKind::Verification, event)?;
     }
-    let spent = store.spent(run_id)?;
-    observer(&LoopEvent::Iteration {
-        n,
-        max: settings.limits.max_iterations,
-        outcome: end.outcome.clone(),
-        checks_passing: report
-            .map(|r| r.checks.len() - r.failing.len())
-            .unwrap_or(0),
-        checks_total: report.map(|r| r.checks.len()).unwrap_or(0),
-        usd: spent.usd,
-        max_usd: settings.limits.max_usd,
-        active_ms: spent.active_ms,
-        summary: end.summary.clone(),
-    });
     Ok(())
 }
 
@@ -356,7 +370,7 @@ pub fn decide(
         tampered: false,
         concluded,
         stop_requested: stop_requested || stop_recorded(store, run_id)?,
-        cancelled: store.run(run_id)?.status == RunStatus::Cancelled,
+        cancelled: store.run_status(run_id)? == RunStatus::Cancelled,
         awaiting_user: store.awaited_blocker(run_id)?.is_some(),
         limit: judge::limit_reached(&settings.limits, &store.spent(run_id)?),
     };

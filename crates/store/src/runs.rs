@@ -209,6 +209,25 @@ impl Store {
         run_from_values(&row.values)
     }
 
+    /// The run's status, as [`Store::run`] gives it: read alone (its settings not parsed) when
+    /// the run is known clean.
+    pub fn run_status(&self, id: &str) -> Result<RunStatus> {
+        if !self.known_clean(id) {
+            return Ok(self.run(id)?.status);
+        }
+        let status: Option<String> = crate::db::OptionalExtension::optional(self.conn.query_row(
+            "SELECT status FROM runs WHERE id = ?1",
+            [id],
+            |r| r.get(0),
+        ))?;
+        let status = status.ok_or_else(|| StoreError::NotFound {
+            what: "run",
+            id: id.to_string(),
+            hint: String::new(),
+        })?;
+        parse_enum(status, "status")
+    }
+
     /// All runs, newest first, each as pawl last signed it when that can be known (for listing;
     /// a command that works on a run reads it with [`Store::run`]).
     pub fn runs(&self) -> Result<Vec<Run>> {

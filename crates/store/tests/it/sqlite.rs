@@ -143,11 +143,9 @@ fn writes_in_a_batch_commit_once_each_still_all_or_nothing() {
     let n = s.begin_iteration(&run.id, None, "p").unwrap();
     let other = pawl_store::db::Db::open(&crate::location(&dir)).unwrap();
     let notes = |db: &pawl_store::db::Db| -> i64 {
-        db.query_row(
-            "SELECT COUNT(*) FROM events WHERE kind = 'note'",
-            (),
-            |r| r.get(0),
-        )
+        db.query_row("SELECT COUNT(*) FROM events WHERE kind = 'note'", (), |r| {
+            r.get(0)
+        })
         .unwrap()
     };
     let out: Result<(), StoreError> = s.batch(|s| {
