@@ -1323,7 +1323,7 @@ fn a_bound_session_in_a_linked_worktree_is_judged_in_that_worktree() {
             "printf '[guard]\\nallow_unsafe = true\\n' > pawl.toml",
             "protected-path",
         ),
-        ("git checkout test_calc.py", "git-destructive"),
+        ("git checkout .", "git-destructive"),
         (&format!("echo x >> {main}/calc.py"), "protected-path"),
     ] {
         let got = in_wt(command);
@@ -1339,6 +1339,9 @@ fn a_bound_session_in_a_linked_worktree_is_judged_in_that_worktree() {
         "python3 -c 'open(\"test_calc.py\", \"w\")'",
         "sed -i 's/a - b/a + b/' calc.py",
         "echo more >> notes.txt",
+        // Restoring a named tracked file from the index: the checkpoint holds its work
+        // (session 19; the whole tree, `git checkout .`, stays denied above).
+        "git checkout test_calc.py",
         "rm -rf target",
         "python3 -m unittest -q",
         "git add -A && git commit -q -m fix",

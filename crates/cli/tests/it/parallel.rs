@@ -1346,9 +1346,11 @@ fn the_guard_judges_a_story_s_commands_in_its_worktree() {
         r#"h() {{ printf '{{"session_id":"s1","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"%s"}},"tool_use_id":"t"}}' "$(pwd)" "$2" | '{bin}' hook claude pre-tool-use > "$HOME/marks/hook-$1" 2>/dev/null; }}
 h clobber 'echo x > agent.sh'
 h config 'echo x > pawl.toml'
-h checkout 'git checkout agent.sh'
+h checkout 'git checkout .'
+h restore 'git checkout agent.sh'
 h null 'cp /dev/null README.md'
-h away 'rm -f README.md agent.sh'
+h away 'rm -rf .git'
+h twofiles 'rm -f README.md agent.sh'
 h main 'echo x >> {main}/README.md'
 h mainnew 'echo x > {main}/new.txt'
 h runbranch "git update-ref refs/heads/pawl/$PAWL_RUN_ID HEAD"
@@ -1395,8 +1397,11 @@ echo "$PAWL_STORY" > "$PAWL_STORY.txt"
         }
     }
     // Overwriting a tracked file is as undoable as `sed -i`: pawl checkpoints before every
-    // step (issue 36's principle, docs/guard.md).
-    for name in ["own", "debris", "commit", "sed", "clobber", "null"] {
+    // step (issue 36's principle, docs/guard.md); so are restoring a named tracked file and
+    // removing named tracked files (session 19).
+    for name in [
+        "own", "debris", "commit", "sed", "clobber", "null", "restore", "twofiles",
+    ] {
         let (decision, text) = answer(name);
         if decision != "allow" {
             wrong.push(format!("{name}: expected allow, got {text}"));
