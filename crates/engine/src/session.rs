@@ -295,13 +295,30 @@ pub fn stop_turn(
         history,
         baseline_tree: arming.baseline_tree.clone(),
     };
+    // The run's "must not" rules on the tree (the guard judged each command as it came; a
+    // write it could not see is caught here), asked of git before the store's write lock is
+    // taken below.
+    let violations = if settings.must_not.is_empty() {
+        Vec::new()
+    } else {
+        let changed: Vec<String> = match (
+            pawl_git::Repo::open(&ws.root).ok(),
+            run.pre_run_commit.clone().and_then(pawl_git::CommitId::new),
+        ) {
+            (Some(g), Some(c)) => g
+                .changed_files_since(&c)
+                .map(|v| v.into_iter().map(|p| p.display().to_string()).collect())
+                .unwrap_or_default(),
+            _ => edits.keys().cloned().collect(),
+        };
+        crate::escalate::must_not_violations(settings, &changed, &[])
+    };
     // The rest of the turn's writes (the transcript's cursor, the next turn's start, the
     // lease) commit once, with anything the decision records.
     store.batch(|store| {
         usage.commit(store, input);
         conclude_turn(
             store,
-            ws,
             run,
             input,
             Concluding {
@@ -309,7 +326,7 @@ pub fn stop_turn(
                 report: &report,
                 claim,
                 story: story.as_ref(),
-                edits: &edits,
+                violations: &violations,
                 summary,
                 files_changed: &files_changed,
                 window: &window,
@@ -324,7 +341,8 @@ struct Concluding<'a> {
     report: &'a VerifyReport,
     claim: &'a str,
     story: Option<&'a pawl_core::record::Story>,
-    edits: &'a std::collections::BTreeMap<String, u32>,
+    /// The run's "must not" rules the tree breaks.
+    violations: &'a [pawl_core::must_not::Violation],
     summary: String,
     files_changed: &'a [String],
     window: &'a Window,
@@ -334,7 +352,6 @@ struct Concluding<'a> {
 /// rules, the decision, and (not done, nothing tripped) the continuation prompt.
 fn conclude_turn(
     store: &mut Store,
-    ws: &Workspace,
     run: &Run,
     input: &StopInput<'_>,
     c: Concluding<'_>,
@@ -344,7 +361,7 @@ fn conclude_turn(
         report,
         claim,
         story,
-        edits,
+        violations,
         summary,
         files_changed,
         window,
@@ -376,25 +393,8 @@ fn conclude_turn(
             _ => {}
         }
     }
-    // The run's "must not" rules on the tree (the guard judged each command as it came; a
-    // write it could not see is caught here).
-    let violations = if settings.must_not.is_empty() {
-        Vec::new()
-    } else {
-        let changed: Vec<String> = match (
-            pawl_git::Repo::open(&ws.root).ok(),
-            run.pre_run_commit.clone().and_then(pawl_git::CommitId::new),
-        ) {
-            (Some(g), Some(c)) => g
-                .changed_files_since(&c)
-                .map(|v| v.into_iter().map(|p| p.display().to_string()).collect())
-                .unwrap_or_default(),
-            _ => edits.keys().cloned().collect(),
-        };
-        crate::escalate::must_not_violations(settings, &changed, &[])
-    };
     if !violations.is_empty() {
-        crate::escalate::record_violations(store, run_id, n, &violations)?;
+        crate::escalate::record_violations(store, run_id, n, violations)?;
     }
     let next = turn::decide(
         store,
