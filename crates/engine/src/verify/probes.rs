@@ -135,16 +135,15 @@ pub(crate) fn run(
     // Each target's own function in `functions` (its tested calls and neighbours) and how many
     // of its tested calls the budget took.
     let mut own: Vec<(usize, usize)> = Vec::new();
-    let call_of = |t: &Target, args: &[Value], receiver: usize, before: &[(String, Vec<Value>)]| {
-        Call {
+    let call_of =
+        |t: &Target, args: &[Value], receiver: usize, before: &[(String, Vec<Value>)]| Call {
             file: t.file.clone(),
             function: t.name.clone(),
             args: args.to_vec(),
             class: t.class.clone(),
             receiver,
             before: before.to_vec(),
-        }
-    };
+        };
     let point = |args: Vec<Value>, expected: Option<Value>, from: Option<usize>| Point {
         args,
         expected,
@@ -252,7 +251,11 @@ pub(crate) fn run(
                 continue;
             }
             // A neighbour is called on an object in the state its tested call's object had.
-            let before = t.tested.get(i).map(|c| c.before.clone()).unwrap_or_default();
+            let before = t
+                .tested
+                .get(i)
+                .map(|c| c.before.clone())
+                .unwrap_or_default();
             let (function, idx) = &mut functions[f];
             idx.push(calls.len());
             calls.push(call_of(t, &a, t.receiver, &before));

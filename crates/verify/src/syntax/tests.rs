@@ -2551,10 +2551,7 @@ test.each([[2, 4], [3, 6]])('double %i', (a, b) => {
         encode[0].rows,
         vec![vec![list(&[3])], vec![list(&[4, 5, 6])]]
     );
-    assert_eq!(
-        encode[2].rows,
-        vec![vec![list(&[1, 2])], vec![list(&[3])]]
-    );
+    assert_eq!(encode[2].rows, vec![vec![list(&[1, 2])], vec![list(&[3])]]);
     // A function (no object): no rows; its expectation differs per row anyway.
     assert!(
         got.probes
