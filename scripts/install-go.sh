@@ -22,7 +22,18 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >&2
 codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
+distro="$(. /etc/os-release && echo "${ID:-}")"
 policy="$(apt-cache policy golang-go 2>/dev/null || true)"
+# A fresh Debian machine often has no backports source: add Debian's own (signed by the archive
+# key the system already trusts), once, then read the package lists again.
+backports=/etc/apt/sources.list.d/pawl-backports.sources
+if [ "$distro" = debian ] && [ -n "$codename" ] && [[ "$policy" != *"${codename}-backports"* ]] &&
+    [ -r /usr/share/keyrings/debian-archive-keyring.gpg ] && [ ! -e "$backports" ]; then
+    printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: %s-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+        "$codename" >"$backports"
+    apt-get update -qq >&2
+    policy="$(apt-cache policy golang-go 2>/dev/null || true)"
+fi
 if [ -n "$codename" ] && [[ "$policy" == *"${codename}-backports"* ]]; then
     apt-get install -y -qq -t "${codename}-backports" golang-go >&2
 else
