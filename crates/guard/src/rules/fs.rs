@@ -1476,7 +1476,8 @@ impl Walker<'_> {
     /// project, HOME) could not be restored (docs/guard.md "The principle"). Temporary
     /// directories (`throwaway`: not the repository's or HOME's) and what the allowances list
     /// as regenerable outside the repository (`~/.cache`: [`Walker::removable`]) stay allowed, as does every
-    /// write when the repository is not known (no checkpoint to speak of).
+    /// write when the repository is not known (no checkpoint to speak of), and `git rm` without
+    /// `--force` (it removes only what that repository's commit holds).
     fn outside_refusal(
         &self,
         absolute: &str,
@@ -1487,6 +1488,7 @@ impl Walker<'_> {
         if !matches!(mode, WriteMode::Delete | WriteMode::Clobber)
             || is_within(absolute, root)
             || throwaway
+            || (mode == WriteMode::Delete && self.git_held_removal)
             || self.removable(absolute)
         {
             return None;
