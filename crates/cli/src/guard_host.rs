@@ -280,12 +280,49 @@ impl pawl_guard::FileSystemView for HostFs {
         if std::fs::symlink_metadata(path).is_err() {
             return Some(false);
         }
+        // A nested repository (a clone, a submodule's work tree) is committed by the checkpoint
+        // as a pointer: its files and unpushed commits are not held. Looked for first, as its
+        // own `.git` would make it the repository asked below.
+        if holds_nested_repository(path)? {
+            return Some(true);
+        }
         let top = path
             .ancestors()
             .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())?;
         let rel = path.strip_prefix(top).ok()?.to_str()?;
         open_repo(top).ok()?.holds_ignored(rel).ok()
     }
+}
+
+/// How many directory entries [`holds_nested_repository`] reads before it gives up (`None`).
+const NESTED_REPOSITORY_SCAN: usize = 20_000;
+
+/// Whether the directory `dir` is or holds a git repository of its own (a `.git` entry at any
+/// depth, links not followed). `None` when it cannot be told within
+/// [`NESTED_REPOSITORY_SCAN`] entries or a directory cannot be read: the caller then takes the
+/// cautious answer. A file is no repository.
+fn holds_nested_repository(dir: &Path) -> Option<bool> {
+    if !std::fs::symlink_metadata(dir).ok()?.is_dir() {
+        return Some(false);
+    }
+    let mut pending = vec![dir.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(next) = pending.pop() {
+        for entry in std::fs::read_dir(&next).ok()? {
+            let entry = entry.ok()?;
+            seen += 1;
+            if seen > NESTED_REPOSITORY_SCAN {
+                return None;
+            }
+            if entry.file_name() == ".git" {
+                return Some(true);
+            }
+            if entry.file_type().ok()?.is_dir() {
+                pending.push(entry.path());
+            }
+        }
+    }
+    Some(false)
 }
 
 impl pawl_guard::ScriptReader for HostFs {

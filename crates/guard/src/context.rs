@@ -54,8 +54,10 @@ pub trait FileSystemView: Send + Sync {
 
     /// Whether the directory `path` (absolute, normalised) holds a file git ignores (`.env`,
     /// a local database, downloaded data): pawl's checkpoint does not keep those, so removing
-    /// the directory could not be undone. A path that does not exist holds nothing. `None`
-    /// when it cannot be told: the guard then assumes it does (the default).
+    /// the directory could not be undone. A nested repository (a directory below it with its
+    /// own `.git`) counts as such a file: the checkpoint commits it as a pointer, not its files
+    /// and commits. A path that does not exist holds nothing. `None` when it cannot be told:
+    /// the guard then assumes it does (the default).
     fn holds_ignored(&self, path: &str) -> Option<bool> {
         let _ = path;
         None

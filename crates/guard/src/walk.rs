@@ -311,6 +311,10 @@ pub(crate) struct Walker<'a> {
     unrolled: usize,
     /// The pawl binary the hooks run, when the policy names it.
     pawl_binary: Option<String>,
+    /// The removal being judged is `git rm` without `--force`, which removes only files
+    /// identical to the commit they came from: that repository's git restores them, inside the
+    /// run's repository or not.
+    pub(crate) git_held_removal: bool,
 }
 
 /// Words expand against the shell's variables and the context's anchors.
@@ -659,6 +663,7 @@ impl<'a> Walker<'a> {
             tmpdir_unset: ctx.tmpdir.is_none() && !maybe_reassigned(input, "TMPDIR"),
             unrolled: 0,
             pawl_binary: crate::rules::reach::binary_path(policy),
+            git_held_removal: false,
         }
     }
 

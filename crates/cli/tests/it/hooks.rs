@@ -296,6 +296,33 @@ fn removing_an_untracked_directory_is_allowed_unless_it_holds_ignored_files() {
     let mut text = std::fs::read_to_string(&gitignore).unwrap_or_default();
     text.push_str("\n*.db\n");
     std::fs::write(&gitignore, text).unwrap();
+    // A nested repository with a commit of its own: the checkpoint would hold it as a pointer,
+    // not its files and commit (allowed before session 19's second helper).
+    let nested = env.root().join("vendored/lib");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(nested.join("a.txt"), "y\n").unwrap();
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &[
+            "-c",
+            "user.email=a@b",
+            "-c",
+            "user.name=a",
+            "commit",
+            "-qm",
+            "nested",
+        ],
+    ] {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&nested)
+            .args(args)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
     let decide = |command: &str| {
         let d = hook(&env, "claude", "pre-tool-use", bash(&env, "c1", command));
         d["hookSpecificOutput"]["permissionDecision"]
@@ -311,9 +338,15 @@ fn removing_an_untracked_directory_is_allowed_unless_it_holds_ignored_files() {
     let db = decide("rm -rf scratch");
     assert!(db.starts_with("deny pawl guard [recursive-delete]"), "{db}");
     assert!(db.contains("git ignores"), "{db}");
+    for command in ["rm -rf vendored", "rm -rf vendored/lib"] {
+        let d = decide(command);
+        assert!(d.starts_with("deny pawl guard [recursive-delete]"), "{d}");
+        assert!(d.contains("nested git repository"), "{d}");
+    }
+    assert!(nested.join("a.txt").exists());
     // Tracked files stay denied (their directory is the repository's).
     assert!(decide("rm -rf .").starts_with("deny"));
-    assert_eq!(event_count(&env, &run, "guard_denied"), 2);
+    assert_eq!(event_count(&env, &run, "guard_denied"), 4);
 }
 
 /// Issue 36: a variable the agent's command does not assign has the value of the environment

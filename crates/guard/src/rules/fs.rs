@@ -1023,7 +1023,7 @@ impl Walker<'_> {
         // directory the glob's matches lie in, or of the directory itself.
         if self.ctx.fs.holds_ignored(prefix) != Some(false) {
             return Some(
-                "it may hold files git ignores, which pawl's checkpoint does not keep".to_owned(),
+                "it may hold files git ignores or a nested git repository, which pawl's checkpoint does not keep".to_owned(),
             );
         }
         // A symbolic link on the way leads where the checkpoint does not reach.
@@ -1468,7 +1468,64 @@ impl Walker<'_> {
                 ),
             ));
         }
-        None
+        self.outside_refusal(absolute, mode, throwaway)
+    }
+
+    /// Why deleting or overwriting `absolute` outside the repository is refused: pawl's
+    /// checkpoint holds the run's repository, so a file removed or clobbered elsewhere (another
+    /// project, HOME) could not be restored (docs/guard.md "The principle"). Temporary
+    /// directories (`throwaway`: not the repository's or HOME's) and what the allowances list
+    /// as regenerable outside the repository (`~/.cache`: [`Walker::removable`]) stay allowed, as does every
+    /// write when the repository is not known (no checkpoint to speak of), and `git rm` without
+    /// `--force` (it removes only what that repository's commit holds).
+    fn outside_refusal(
+        &self,
+        absolute: &str,
+        mode: WriteMode,
+        throwaway: bool,
+    ) -> Option<(RuleId, String)> {
+        let root = self.anchors.repo_root.as_deref()?;
+        if !matches!(mode, WriteMode::Delete | WriteMode::Clobber)
+            || is_within(absolute, root)
+            || throwaway
+            || (mode == WriteMode::Delete && self.git_held_removal)
+            || self.removable(absolute)
+        {
+            return None;
+        }
+        let shown = self.shown_path(absolute);
+        Some(match mode {
+            WriteMode::Delete => (
+                RuleId::DestructiveShell,
+                format!(
+                    "would delete {shown}, outside the repository: pawl's checkpoint cannot restore it; only the repository's files, temporary directories and caches or build outputs may be removed"
+                ),
+            ),
+            _ => (
+                RuleId::Clobber,
+                format!(
+                    "would write {shown}, outside the repository: a file there would be replaced, and pawl's checkpoint cannot restore it; write into the repository or a temporary directory instead"
+                ),
+            ),
+        })
+    }
+
+    /// `absolute` as a reason shows it: relative to the repository's parent when it lies there
+    /// (`../other/README.md`), under `~` in HOME, else absolute.
+    fn shown_path(&self, absolute: &str) -> String {
+        if let Some(root) = self.anchors.repo_root.as_deref()
+            && let Some(parent) = std::path::Path::new(root).parent().and_then(|p| p.to_str())
+            && parent != "/"
+            && let Some(rel) = relative_to(absolute, parent).filter(|r| !r.is_empty())
+        {
+            return format!("../{rel}");
+        }
+        if let Some(home) = self.anchors.home.as_deref()
+            && let Some(rel) = relative_to(absolute, home).filter(|r| !r.is_empty())
+        {
+            return format!("~/{rel}");
+        }
+        absolute.to_owned()
     }
 
     /// Judges one write to `arg`.

@@ -2262,7 +2262,10 @@ impl Walker<'_> {
                     ),
                 );
             }
-            self.check_write(arg, WriteMode::Delete, shell, frame, "git rm")?;
+            self.git_held_removal = true;
+            let judged = self.check_write(arg, WriteMode::Delete, shell, frame, "git rm");
+            self.git_held_removal = false;
+            judged?;
         }
         Continue(())
     }
