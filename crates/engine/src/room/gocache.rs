@@ -277,6 +277,14 @@ mod tests {
         }
     }
 
+    /// The check sandbox `cfg` was given.
+    fn sandbox_of(cfg: &RunnerConfig) -> &pawl_process::sandbox::SandboxSpec {
+        cfg.containment
+            .as_ref()
+            .and_then(|c| c.spec.sandbox.as_ref())
+            .expect("a check sandbox")
+    }
+
     fn var(cfg: &RunnerConfig, k: &str) -> Option<String> {
         cfg.env
             .iter()
@@ -299,14 +307,7 @@ mod tests {
         bind_with(&mut cfg, &room, Some(shared.clone()));
         assert_eq!(var(&cfg, "GOCACHE").as_deref(), Some(SEEN_AT));
         assert_eq!(cfg.env.iter().filter(|(k, _)| k == "GOCACHE").count(), 1);
-        let sandbox = cfg
-            .containment
-            .as_ref()
-            .unwrap()
-            .spec
-            .sandbox
-            .as_ref()
-            .unwrap();
+        let sandbox = sandbox_of(&cfg);
         assert_eq!(sandbox.cow_binds.len(), 1);
         assert_eq!(sandbox.cow_binds[0].source, shared);
         assert!(sandbox.binds.is_empty());
@@ -316,26 +317,12 @@ mod tests {
         assert!(!room.exists());
         // Twice: one bind.
         bind_with(&mut cfg, &room, Some(shared.clone()));
-        let sandbox = cfg
-            .containment
-            .as_ref()
-            .unwrap()
-            .spec
-            .sandbox
-            .as_ref()
-            .unwrap();
+        let sandbox = sandbox_of(&cfg);
         assert_eq!(sandbox.cow_binds.len(), 1);
         // No user state: the room's own.
         let mut cfg = contained(true, true);
         bind_with(&mut cfg, &room, None);
-        let sandbox = cfg
-            .containment
-            .as_ref()
-            .unwrap()
-            .spec
-            .sandbox
-            .as_ref()
-            .unwrap();
+        let sandbox = sandbox_of(&cfg);
         assert_eq!(sandbox.cow_binds[0].source, dir(&room));
 
         // Without the namespaces (or a private /tmp): the room's own, writable; never the
@@ -345,14 +332,7 @@ mod tests {
             bind_with(&mut cfg, &room, Some(shared.clone()));
             let cache = dir(&room);
             assert_eq!(var(&cfg, "GOCACHE"), Some(cache.display().to_string()));
-            let sandbox = cfg
-                .containment
-                .as_ref()
-                .unwrap()
-                .spec
-                .sandbox
-                .as_ref()
-                .unwrap();
+            let sandbox = sandbox_of(&cfg);
             assert!(sandbox.cow_binds.is_empty());
             assert!(sandbox.writable.contains(&cache));
             assert!(!sandbox.writable.contains(&shared));
