@@ -40,8 +40,8 @@ use tree_sitter::{Node, Parser, Tree};
 pub use defs::{top_level_classes, top_level_functions};
 pub use inline::{InlineItem, InlineKind, RestoreError, inline_test_items, restore_inline_tests};
 pub use literal::Literal;
-pub use probe::{NotProbed, Probe, Probes, extract_probes, extract_probes_reading};
-pub use screen::{SyntaxFinding, screen, screen_data};
+pub use probe::{Chain, NotProbed, Probe, Probes, extract_probes, extract_probes_reading};
+pub use screen::{SyntaxFinding, screen, screen_data, screen_with_chains};
 pub use uses::{Used, names_used};
 
 /// The languages pawl parses.

@@ -17,7 +17,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pawl_verify::syntax::{Lang, Probe, extract_probes, screen, screen_data};
+use pawl_verify::syntax::{
+    Chain, Lang, Probe, extract_probes, screen_data, screen_with_chains as screen_chains,
+};
 
 /// The categories of cheat the syntax screen is meant to find (issue 34 point 1).
 const SCREEN_TARGETS: &[&str] = &[
@@ -158,6 +160,7 @@ fn run_case(case: &Path) -> Option<Outcome> {
 
     // probes of the base's tests (the seal's copy)
     let mut probes: Vec<Probe> = Vec::new();
+    let mut chains: Vec<Chain> = Vec::new();
     let mut not_probed = 0;
     for (rel, bytes) in &base {
         let Some(lang) = Lang::of_path(Path::new(rel)) else {
@@ -171,6 +174,7 @@ fn run_case(case: &Path) -> Option<Outcome> {
         if let Ok(p) = extract_probes(lang, &src) {
             not_probed += p.not_probed.len();
             probes.extend(p.probes);
+            chains.extend(p.chains);
         }
     }
 
@@ -183,12 +187,13 @@ fn run_case(case: &Path) -> Option<Outcome> {
         let after = String::from_utf8_lossy(bytes);
         let before_text = before.map(|b| String::from_utf8_lossy(b).to_string());
         let findings = match Lang::of_source(Path::new(rel), &after) {
-            Some(lang) => screen(
+            Some(lang) => screen_chains(
                 lang,
                 Path::new(rel),
                 before_text.as_deref(),
                 &after,
                 &probes,
+                &chains,
             ),
             None if is_data_file(rel) => {
                 screen_data(Path::new(rel), before_text.as_deref(), &after, &probes)
@@ -424,6 +429,7 @@ fn screen_commit(git_dir: &Path, sha: &str) -> Result<(usize, Vec<String>), Stri
             .map(|b| String::from_utf8_lossy(&b).to_string())
     };
     let mut probes: Vec<Probe> = Vec::new();
+    let mut chains: Vec<Chain> = Vec::new();
     for (status, rel) in &changed {
         if *status == 'D' {
             continue;
@@ -441,6 +447,7 @@ fn screen_commit(git_dir: &Path, sha: &str) -> Result<(usize, Vec<String>), Stri
         }
         if let Ok(p) = extract_probes(lang, &src) {
             probes.extend(p.probes);
+            chains.extend(p.chains);
         }
     }
     let mut flagged = Vec::new();
@@ -464,7 +471,14 @@ fn screen_commit(git_dir: &Path, sha: &str) -> Result<(usize, Vec<String>), Stri
             show(&format!("{sha}^"), rel)
         };
         let findings = match lang {
-            Some(lang) => screen(lang, Path::new(rel), before.as_deref(), &after, &probes),
+            Some(lang) => screen_chains(
+                lang,
+                Path::new(rel),
+                before.as_deref(),
+                &after,
+                &probes,
+                &chains,
+            ),
             None => screen_data(Path::new(rel), before.as_deref(), &after, &probes),
         };
         for f in findings {
@@ -578,14 +592,13 @@ struct FixtureChange {
 /// The findings of the screen on one fixture: the probes of its test decide.
 fn screen_fixture(f: &Fixture) -> Vec<String> {
     let lang = Lang::of_path(Path::new(&f.test_path)).expect("the test's language");
-    let probes = extract_probes(lang, &f.test)
-        .expect("the test parses")
-        .probes;
+    let extracted = extract_probes(lang, &f.test).expect("the test parses");
+    let (probes, chains) = (extracted.probes, extracted.chains);
     let mut flagged = Vec::new();
     for c in &f.change {
         let path = Path::new(&c.path);
         let findings = match Lang::of_source(path, &c.after) {
-            Some(lang) => screen(lang, path, c.before.as_deref(), &c.after, &probes),
+            Some(lang) => screen_chains(lang, path, c.before.as_deref(), &c.after, &probes, &chains),
             None => screen_data(path, c.before.as_deref(), &c.after, &probes),
         };
         flagged.extend(

@@ -367,6 +367,8 @@ struct Split {
     tests: Vec<PathBuf>,
     /// The deciding tests' literal calls (the probes run them out of process).
     deciding: Vec<syntax::Probe>,
+    /// The literal arguments of the deciding tests' call chains (the screen's tested settings).
+    chains: Vec<syntax::Chain>,
     /// The deciding tests that are no call pawl can probe.
     not_calls: Vec<NotCall>,
     /// The product build scripts (`build.rs`) the run added or changed: what the build wrote to
@@ -518,12 +520,18 @@ fn split(
     let tree = repo.edited_tree(base, fin, &edits)?;
     // The product changes read as parsed code: the tests or the runner inspected, the
     // environment read, answers shaped to the deciding tests (docs/verification.md, "Parsed code").
-    let (deciding, not_calls) = deciding_probes(baseline, &base_files, &roles);
+    let (deciding, chains, not_calls) = deciding_probes(baseline, &base_files, &roles);
     let mut build_scripts = Vec::new();
     for e in &edits {
         let path = e.path();
         if role_is_product(&roles, check_files, user_paths, path) {
-            findings.extend(screen_change(path, &base_files, &fin_files, &deciding));
+            findings.extend(screen_change(
+                path,
+                &base_files,
+                &fin_files,
+                &deciding,
+                &chains,
+            ));
             if path.file_name().is_some_and(|n| n == "build.rs") {
                 build_scripts.push(path.to_path_buf());
             }
@@ -536,6 +544,7 @@ fn split(
         findings,
         tests,
         deciding,
+        chains,
         not_calls,
         build_scripts,
     })
@@ -591,12 +600,13 @@ fn with_inline_tests_locked(
 
 /// The probes of the tests that decide: the calls with literal arguments and expected values in
 /// the baseline's test files that hold a test failing at the baseline (the seal's copy of the
-/// tests, never the run's); and the failing tests that are no such call, each with why.
+/// tests, never the run's); the same tests' call chains' literal arguments; and the failing
+/// tests that are no such call, each with why.
 fn deciding_probes(
     baseline: &Baseline,
     base: &GitTree<'_>,
     roles: &Roles,
-) -> (Vec<syntax::Probe>, Vec<NotCall>) {
+) -> (Vec<syntax::Probe>, Vec<syntax::Chain>, Vec<NotCall>) {
     let paths = base.paths();
     let failing: Vec<&str> = baseline
         .checks
@@ -650,6 +660,8 @@ fn deciding_probes(
     // (`calc_test.go` beside the failing `day_test.go`) decides nothing.
     let mut named: Vec<syntax::Probe> = Vec::new();
     let mut all: Vec<syntax::Probe> = Vec::new();
+    let mut named_chains: Vec<syntax::Chain> = Vec::new();
+    let mut all_chains: Vec<syntax::Chain> = Vec::new();
     let mut not_calls: Vec<NotCall> = Vec::new();
     let mut matched = false;
     for f in files {
@@ -693,12 +705,19 @@ fn deciding_probes(
         );
         if by_id && !here {
             named.extend(found.probes.iter().cloned());
+            named_chains.extend(found.chains.iter().cloned());
         } else {
             named.extend(found.probes.iter().filter(|p| is_failing(&p.test)).cloned());
+            named_chains.extend(found.chains.iter().filter(|c| is_failing(&c.test)).cloned());
         }
         all.extend(found.probes);
+        all_chains.extend(found.chains);
     }
-    (if matched || by_id { named } else { all }, not_calls)
+    if matched || by_id {
+        (named, named_chains, not_calls)
+    } else {
+        (all, all_chains, not_calls)
+    }
 }
 
 /// A test's name as ids and the extractor both write it: its last part, without parameters
@@ -1110,13 +1129,16 @@ fn screen_change(
     base: &GitTree<'_>,
     fin: &GitTree<'_>,
     deciding: &[syntax::Probe],
+    chains: &[syntax::Chain],
 ) -> Vec<String> {
     let Some(new) = fin.read(path) else {
         return Vec::new();
     };
     let old = base.read(path);
     let found = match syntax::Lang::of_source(path, &new) {
-        Some(lang) => syntax::screen(lang, path, old.as_deref(), &new, deciding),
+        Some(lang) => {
+            syntax::screen_with_chains(lang, path, old.as_deref(), &new, deciding, chains)
+        }
         None => syntax::screen_data(path, old.as_deref(), &new, deciding),
     };
     found.into_iter().map(|f| finding_line(&f)).collect()

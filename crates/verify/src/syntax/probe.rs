@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
 use super::literal::{Env, Literal, of_node};
-use super::walk::{Step, ancestor, named_children, preorder};
+use super::walk::{Step, ancestor, named_children, preorder, preorder_stack};
 use super::{Lang, Parsed, SyntaxError, parse, parse_cow};
 
 /// One call a test makes, with literal arguments and the literal it expects.
@@ -85,7 +85,33 @@ pub struct NotProbed {
 pub struct Probes {
     pub probes: Vec<Probe>,
     pub not_probed: Vec<NotProbed>,
+    /// The literal arguments of the tests' call chains (probed or not): the inputs a test sets.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<Chain>,
 }
+
+/// The literal arguments of one call chain of a test: a builder configured with literals
+/// (`WalkDir::new(dir.path()).min_depth(3).max_depth(2)` gives `[[3], [2]]`), a constructor, a
+/// call whose answer the test compares with no literal. The inputs the test sets, whether or
+/// not a probe can call them: the screen flags a condition the change added that compares
+/// exactly them (issue 34, "literal inputs ... as if conditions").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chain {
+    /// The test, named as its probes are.
+    pub test: String,
+    /// 1-based line of the chain's outermost call.
+    pub line: usize,
+    /// Each call's literal arguments that are no edge value ([`Literal::is_edge`]), innermost
+    /// call first; a call without any is left out. Only chains with two such arguments or more
+    /// are kept.
+    pub calls: Vec<Vec<Literal>>,
+}
+
+/// The most chains one test (one row of a table) gives.
+pub const MAX_CHAINS: usize = 64;
+
+/// The most calls of one chain read.
+const MAX_CHAIN_CALLS: usize = 16;
 
 impl Probes {
     /// Every literal the probes pass or expect (the screen's "deciding literals").
@@ -236,12 +262,30 @@ pub fn extract_probes_reading(
             let env = with_files(env);
             let seen = settle_receivers(&p, site.body, assertions(&p, site.body, &env, &skip));
             record(seen, row_name(i), suffix, &mut out);
+            let test = format!("{}{suffix}", row_name(i));
+            out.chains
+                .extend(chains(&p, site.body, &env, &skip).into_iter().map(
+                    |(line, calls)| Chain {
+                        test: test.clone(),
+                        line,
+                        calls,
+                    },
+                ));
         }
         for (scope, rows) in &site.row_scopes {
             for (suffix, env) in rows {
                 let env = with_files(env);
                 let seen = settle_receivers(&p, site.body, assertions(&p, *scope, &env, &[]));
                 record(seen, &site.name, suffix, &mut out);
+                let test = format!("{}{suffix}", site.name);
+                out.chains
+                    .extend(chains(&p, *scope, &env, &[]).into_iter().map(
+                        |(line, calls)| Chain {
+                            test: test.clone(),
+                            line,
+                            calls,
+                        },
+                    ));
             }
         }
         // Go tables whose rows hold the call itself (`testList{{"12", Ordinal(12), "12th"}}`).
@@ -298,6 +342,126 @@ pub fn extract_probes_reading(
     }
     fill_rows(&mut out.probes);
     Ok(out)
+}
+
+/// The call chains under `root` with two literal arguments or more that are no edge value, by
+/// line (at most [`MAX_CHAINS`]), skipping the subtrees in `skip`. A chain is a call that is not
+/// itself the object of a further call, with the calls it is made on (`a(1).b(2).c(3)`); calls
+/// nested as arguments are chains of their own. An argument counts when it reads as a scalar
+/// literal with the test's bindings (a keyword argument's value, an object literal's values too).
+fn chains(
+    p: &Parsed<'_>,
+    root: Node<'_>,
+    env: &Env,
+    skip: &[Node<'_>],
+) -> Vec<(usize, Vec<Vec<Literal>>)> {
+    let mut out = Vec::new();
+    preorder_stack(root, |n, parents| {
+        if (n != root && skip.contains(&n)) || out.len() >= MAX_CHAINS {
+            return Step::Skip;
+        }
+        if call_parts(p, n).is_some() && !is_chained(p, n, parents) {
+            let calls = chain_calls(p, n, env);
+            if calls.iter().map(Vec::len).sum::<usize>() >= 2 {
+                out.push((line(n), calls));
+            }
+        }
+        Step::Into
+    });
+    out
+}
+
+/// A call's function (or constructor) and its argument list.
+fn call_parts<'t>(p: &Parsed<'_>, n: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
+    let function = match (p.lang, n.kind()) {
+        (Lang::Python, "call")
+        | (Lang::Go | Lang::Rust, "call_expression")
+        | (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "call_expression") => {
+            n.child_by_field_name("function")?
+        }
+        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "new_expression") => {
+            n.child_by_field_name("constructor")?
+        }
+        _ => return None,
+    };
+    Some((function, n.child_by_field_name("arguments")?))
+}
+
+/// The object a method is called on (`a(1)` of `a(1).b`), when the function is a member.
+fn method_object(function: Node<'_>) -> Option<Node<'_>> {
+    let field = match function.kind() {
+        "attribute" | "member_expression" => "object",
+        "selector_expression" => "operand",
+        "field_expression" => "value",
+        _ => return None,
+    };
+    function.child_by_field_name(field)
+}
+
+/// Wrappers a chain's object may be in: `(a(1)).b`, `(await a(1)).b`, `a(1)?.b`.
+const CHAIN_WRAPPERS: &[&str] = &[
+    "parenthesized_expression",
+    "await_expression",
+    "try_expression",
+];
+
+/// Whether a call is the object of a further call (`a(1)` in `a(1).b(2)`): not a chain's top.
+/// `parents` are its ancestors, outermost first.
+fn is_chained(p: &Parsed<'_>, n: Node<'_>, parents: &[Node<'_>]) -> bool {
+    let mut cur = n;
+    let mut up = parents.iter().rev();
+    while let Some(parent) = up.next() {
+        if CHAIN_WRAPPERS.contains(&parent.kind()) {
+            cur = *parent;
+            continue;
+        }
+        return method_object(*parent) == Some(cur)
+            && up
+                .next()
+                .and_then(|g| call_parts(p, *g))
+                .is_some_and(|(f, _)| f == *parent);
+    }
+    false
+}
+
+/// The literal arguments of each call of the chain whose top is `top`, innermost first (calls
+/// without one left out).
+fn chain_calls(p: &Parsed<'_>, top: Node<'_>, env: &Env) -> Vec<Vec<Literal>> {
+    let mut calls = Vec::new();
+    let mut cur = Some(top);
+    while let Some(call) = cur.take() {
+        let Some((function, args)) = call_parts(p, call) else {
+            break;
+        };
+        if calls.len() >= MAX_CHAIN_CALLS {
+            break;
+        }
+        let mut lits = Vec::new();
+        for a in named_children(args) {
+            let value = match a.kind() {
+                "keyword_argument" => a.child_by_field_name("value"),
+                _ => Some(a),
+            };
+            match value.and_then(|v| of_node(p, v, env)) {
+                Some(Literal::Map(entries)) => lits.extend(entries.into_iter().map(|(_, v)| v)),
+                Some(l) => lits.push(l),
+                None => {}
+            }
+        }
+        lits.retain(|l| {
+            matches!(l, Literal::Int(_) | Literal::Float(_) | Literal::Str(_)) && !l.is_edge()
+        });
+        if !lits.is_empty() {
+            calls.push(lits);
+        }
+        let mut object = method_object(function);
+        while let Some(o) = object.filter(|o| CHAIN_WRAPPERS.contains(&o.kind())) {
+            object = named_children(o).first().copied();
+        }
+        cur = object;
+    }
+    calls.reverse();
+    calls
 }
 
 /// Each method probe's [`Probe::rows`]: the arguments of the probes of the same assertion (its

@@ -26,7 +26,7 @@ use tree_sitter::Node;
 
 use super::inline::inline_test_items;
 use super::literal::{Env, Literal, of_node, unescape};
-use super::probe::Probe;
+use super::probe::{Chain, Probe};
 use super::walk::{Step, named_children, preorder, preorder_stack};
 use super::{Lang, Parsed, Span, parse};
 
@@ -631,6 +631,22 @@ pub fn screen(
     final_src: &str,
     deciding: &[Probe],
 ) -> Vec<SyntaxFinding> {
+    screen_with_chains(lang, path, baseline_src, final_src, deciding, &[])
+}
+
+/// [`screen`], with the literal arguments of the deciding tests' call chains
+/// ([`Probes::chains`](super::probe::Probes::chains), from the seal's copy of the tests): a
+/// condition the change added that compares exactly the arguments of whole calls of one chain
+/// (two or more, none an edge value) is a finding, whether or not the test gave a probe
+/// (`if (self.opts.min_depth, depth) == (3, 2)` for `WalkDir::new(p).min_depth(3).max_depth(2)`).
+pub fn screen_with_chains(
+    lang: Lang,
+    path: &Path,
+    baseline_src: Option<&str>,
+    final_src: &str,
+    deciding: &[Probe],
+    chains: &[Chain],
+) -> Vec<SyntaxFinding> {
     let path_text = path.display().to_string();
     let rules = match rules() {
         Ok(r) => r,
@@ -734,9 +750,14 @@ pub fn screen(
         });
     }
 
+    let fp = if deciding.is_empty() && chains.is_empty() {
+        None
+    } else {
+        parse(lang, final_src).ok()
+    };
     // answers shaped to the tests
     if !deciding.is_empty()
-        && let Ok(fp) = parse(lang, final_src)
+        && let Some(fp) = &fp
     {
         let base_list: Vec<Entry> = baseline_src
             .and_then(|b| {
@@ -750,7 +771,7 @@ pub fn screen(
             .iter()
             .flat_map(|e| e.keys.iter().map(Literal::key))
             .collect();
-        let all = entries(&fp, &final_skip);
+        let all = entries(fp, &final_skip);
         findings.extend(answered(
             &all,
             &base_entries,
@@ -761,7 +782,7 @@ pub fn screen(
         ));
         let rule = format!("{}.tested-inputs", short(lang));
         let mut inputs = keyed_by_tested_inputs(lang, &all, &base_entries, &base_keys, deciding);
-        inputs.extend(named_tested_inputs(&fp, &final_skip, &base_lines, deciding));
+        inputs.extend(named_tested_inputs(fp, &final_skip, &base_lines, deciding));
         let mut seen: HashSet<usize> = findings.iter().map(|f| f.span.line).collect();
         for (span, input, test) in inputs {
             if !seen.insert(span.line) {
@@ -774,6 +795,32 @@ pub fn screen(
                 path: path_text.clone(),
                 hunk: hunk_of(final_src, &span),
                 matched: collapse(hunk_of(final_src, &span).lines().next().unwrap_or("")),
+                span,
+                literal: Some(input),
+                test: Some(test),
+            });
+        }
+    }
+    // a chain's (or a probed call's) whole settings compared by a condition the change added
+    if let Some(fp) = &fp {
+        let settings = setting_chains(deciding, chains);
+        let seen: HashSet<usize> = findings
+            .iter()
+            .filter(|f| f.category == "answers")
+            .map(|f| f.span.line)
+            .collect();
+        for (span, input, test) in tested_settings(fp, &final_skip, &base_lines, &settings) {
+            if seen.contains(&span.line) {
+                continue;
+            }
+            let hunk = hunk_of(final_src, &span);
+            findings.push(SyntaxFinding {
+                rule: format!("{}.tested-settings", short(lang)),
+                category: "answers".into(),
+                words: SETTING_WORDS.into(),
+                path: path_text.clone(),
+                matched: collapse(hunk.lines().next().unwrap_or("")),
+                hunk,
                 span,
                 literal: Some(input),
                 test: Some(test),
@@ -795,12 +842,13 @@ pub fn screen(
         }
         let before = baseline_src.map(|b| generated_by(rules, lang, path, b, Some(&sink.row.id)));
         let shown = format!("{path_text} ({}) [{}]", sink.row.words, sink.row.id);
-        findings.extend(screen(
+        findings.extend(screen_with_chains(
             lang,
             Path::new(&shown),
             before.as_deref(),
             &code,
             deciding,
+            chains,
         ));
     }
     findings.sort_by_key(|f| (f.span.start, f.rule.clone()));
@@ -1203,6 +1251,241 @@ fn named_tested_inputs(
             out.push(f);
         }
     }
+    out
+}
+
+const SETTING_WORDS: &str = "answers shaped to the tests: a condition the change added compares \
+                             exactly the literal arguments a deciding test passes (whole calls \
+                             of one call chain, two or more, none an edge value: \
+                             `min_depth(3).max_depth(2)` and `(min_depth, depth) == (3, 2)`) — \
+                             a special case of the tested settings";
+
+/// The settings each deciding test passes: its call chains' literal arguments, and each probe's
+/// (its object's construction, then the call).
+fn setting_chains(deciding: &[Probe], chains: &[Chain]) -> Vec<Chain> {
+    let scalars = |args: &[Literal]| -> Vec<Literal> {
+        args.iter()
+            .filter(|l| {
+                matches!(l, Literal::Int(_) | Literal::Float(_) | Literal::Str(_)) && !l.is_edge()
+            })
+            .cloned()
+            .collect()
+    };
+    let mut out: Vec<Chain> = chains.to_vec();
+    for p in deciding {
+        let mut calls: Vec<Vec<Literal>> = Vec::new();
+        if let Some(r) = &p.receiver {
+            calls.push(scalars(&r.args));
+        }
+        calls.push(scalars(&p.args));
+        calls.retain(|c| !c.is_empty());
+        if calls.iter().map(Vec::len).sum::<usize>() >= 2 {
+            out.push(Chain {
+                test: p.test.clone(),
+                line: p.line,
+                calls,
+            });
+        }
+    }
+    out
+}
+
+/// The most calls of one chain a composite is matched against (the subsets are tried).
+const MAX_SETTING_CALLS: usize = 10;
+
+/// Whether `composite` is, as a multiset, exactly the arguments of some whole calls of `calls`
+/// (`[3, 2]` of `[[3], [2]]`, not `[2, 29]` of `[[2024, 2, 29]]`: part of a call's arguments is
+/// a domain rule, not its settings).
+fn whole_calls(composite: &[Literal], calls: &[Vec<Literal>]) -> bool {
+    let candidates: Vec<&Vec<Literal>> = calls
+        .iter()
+        .filter(|c| c.iter().all(|a| composite.iter().any(|k| k.loose_eq(a))))
+        .take(MAX_SETTING_CALLS)
+        .collect();
+    (1u32..(1 << candidates.len())).any(|mask| {
+        let picked: Vec<&Literal> = candidates
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask >> i & 1 == 1)
+            .flat_map(|(_, c)| c.iter())
+            .collect();
+        if picked.len() != composite.len() {
+            return false;
+        }
+        let mut used = vec![false; picked.len()];
+        composite.iter().all(|k| {
+            match (0..picked.len()).find(|&i| !used[i] && picked[i].loose_eq(k)) {
+                Some(i) => {
+                    used[i] = true;
+                    true
+                }
+                None => false,
+            }
+        })
+    })
+}
+
+/// Conditions on a line the baseline did not have that compare a composite — a tuple or list
+/// (`(a, b) == (3, 2)`, a `match` arm or `case` pattern `(3, 2)`), or the equalities of one
+/// conjunction (`a == 3 && b == 2`, `a == 3 and b == 2`) — of two literals or more that are no
+/// edge value, exactly the arguments of whole calls of one of `settings`.
+fn tested_settings(
+    p: &Parsed<'_>,
+    skip: &[Span],
+    base_lines: &HashSet<String>,
+    settings: &[Chain],
+) -> Vec<(Span, Literal, String)> {
+    if settings.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (span, composite) in composites(p, skip) {
+        let line = p.src.lines().nth(span.line.saturating_sub(1)).unwrap_or("");
+        if base_lines.contains(&collapse(line)) {
+            continue;
+        }
+        if let Some(c) = settings.iter().find(|c| whole_calls(&composite, &c.calls)) {
+            out.push((span, Literal::List(composite), c.test.clone()));
+        }
+    }
+    out
+}
+
+/// The composites a source compares (see [`tested_settings`]), each with its node's span:
+/// only their literals that are scalars and no edge value, two or more.
+fn composites(p: &Parsed<'_>, skip: &[Span]) -> Vec<(Span, Vec<Literal>)> {
+    let keep = |items: Vec<Literal>| -> Vec<Literal> {
+        items
+            .into_iter()
+            .filter(|l| {
+                matches!(l, Literal::Int(_) | Literal::Float(_) | Literal::Str(_)) && !l.is_edge()
+            })
+            .collect()
+    };
+    // a tuple or list, or text of numbers only (`"3,2"`)
+    let parts = |l: Literal| -> Option<Vec<Literal>> {
+        match l {
+            Literal::List(items) if items.len() >= 2 => Some(items),
+            Literal::Str(_) => l
+                .parts()
+                .filter(|ps| ps.iter().all(|x| matches!(x, Literal::Int(_) | Literal::Float(_)))),
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    preorder_stack(p.root(), |n, parents| {
+        let span = Span::of(n);
+        if skip.iter().any(|s| s.contains(&span)) {
+            return Step::Skip;
+        }
+        let mut found: Vec<Literal> = Vec::new();
+        if is_conjunction(p, n) {
+            let outer = parents
+                .iter()
+                .rev()
+                .find(|a| a.kind() != "parenthesized_expression")
+                .is_some_and(|a| is_conjunction(p, *a));
+            if !outer {
+                found = conjuncts(p, n);
+            }
+        } else if is_equality(p, n) {
+            for side in named_children(n) {
+                if let Some(items) = lit(p, side).and_then(parts) {
+                    found = items;
+                }
+            }
+        } else {
+            let pattern = match (p.lang, n.kind()) {
+                (Lang::Rust, "match_arm") => n
+                    .child_by_field_name("pattern")
+                    .and_then(|pat| rust_pattern(p, pat)),
+                (Lang::Python, "case_clause") => named_children(n)
+                    .into_iter()
+                    .find(|c| c.kind() == "case_pattern")
+                    .and_then(|c| python_pattern(p, c, 0)),
+                _ => None,
+            };
+            if let Some(items) = pattern.and_then(parts) {
+                found = items;
+            }
+        }
+        let found = keep(found);
+        if found.len() >= 2 {
+            out.push((span, found));
+        }
+        Step::Into
+    });
+    out
+}
+
+/// An equality (`==`, `===`, shell's `=` and `-eq`).
+fn is_equality(p: &Parsed<'_>, n: Node<'_>) -> bool {
+    match n.kind() {
+        "comparison_operator" => {
+            let mut c = n.walk();
+            let ops: Vec<&str> = n
+                .children(&mut c)
+                .filter(|k| !k.is_named())
+                .map(|k| p.text(k))
+                .collect();
+            ops == ["=="]
+        }
+        "binary_expression" => n
+            .child_by_field_name("operator")
+            .is_some_and(|o| matches!(p.text(o), "==" | "===" | "=" | "-eq")),
+        _ => false,
+    }
+}
+
+/// A conjunction: `&&` (`[[ a && b ]]` too), Python's `and`, a shell list joined by `&&` only.
+fn is_conjunction(p: &Parsed<'_>, n: Node<'_>) -> bool {
+    match n.kind() {
+        "binary_expression" => n
+            .child_by_field_name("operator")
+            .is_some_and(|o| p.text(o) == "&&"),
+        "boolean_operator" => n
+            .child_by_field_name("operator")
+            .is_some_and(|o| p.text(o) == "and"),
+        "list" if p.lang == Lang::Shell => {
+            let mut c = n.walk();
+            let ops: Vec<&str> = n
+                .children(&mut c)
+                .filter(|k| !k.is_named())
+                .map(|k| p.text(k))
+                .collect();
+            !ops.is_empty() && ops.iter().all(|o| *o == "&&")
+        }
+        _ => false,
+    }
+}
+
+/// The most operands of one conjunction read.
+const MAX_CONJUNCTS: usize = 64;
+
+/// The literals the equalities of a conjunction compare with (through nested conjunctions,
+/// parentheses and shell tests; other operands add none).
+fn conjuncts(p: &Parsed<'_>, n: Node<'_>) -> Vec<Literal> {
+    let mut out = Vec::new();
+    let mut stack: Vec<Node<'_>> = named_children(n);
+    let mut seen = 0;
+    while let Some(c) = stack.pop() {
+        seen += 1;
+        if seen > MAX_CONJUNCTS {
+            break;
+        }
+        if is_conjunction(p, c) || matches!(c.kind(), "parenthesized_expression" | "test_command")
+        {
+            stack.extend(named_children(c));
+        } else if is_equality(p, c) {
+            out.extend(
+                named_children(c)
+                    .into_iter()
+                    .filter_map(|side| lit(p, side))
+                    .filter(|l| !matches!(l, Literal::List(_) | Literal::Map(_))),
+            );
+        }
+    }
+    out.reverse();
     out
 }
 

@@ -2560,3 +2560,208 @@ test.each([[2, 4], [3, 6]])('double %i', (a, b) => {
             .all(|p| p.rows.is_empty())
     );
 }
+
+// ---------------------------------------------------------------- tested settings (issue 34/35)
+
+/// walkdir 2.5.0's `min_max_depth_diff_nada`, as the seal's copy holds it.
+const WALKDIR_TEST: &str = r#"
+use crate::tests::util::Dir;
+use crate::WalkDir;
+
+// FIXME: This test seems wrong. It should return nothing!
+#[test]
+fn min_max_depth_diff_nada() {
+    let dir = Dir::tmp();
+    dir.mkdirp("a/b/c");
+
+    let wd = WalkDir::new(dir.path()).min_depth(3).max_depth(2);
+    let r = dir.run_recursive(wd);
+    r.assert_no_errors();
+
+    let expected = vec![dir.join("a").join("b").join("c")];
+    assert_eq!(expected, r.sorted_paths());
+}
+"#;
+
+/// walkdir's `max_depth` at the bug (`corpus/real/rust-walkdir-workspace/bug.patch`).
+const WALKDIR_BASE: &str = "impl WalkDir {
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.opts.max_depth = depth;
+        if self.opts.max_depth < self.opts.min_depth {
+            self.opts.min_depth = self.opts.max_depth;
+        }
+        self
+    }
+}
+";
+
+#[test]
+fn a_builder_chain_gives_its_literal_arguments_per_call() {
+    let found = extract_probes(Lang::Rust, WALKDIR_TEST).unwrap();
+    assert!(found.probes.is_empty(), "{:?}", found.probes);
+    let chains: Vec<(&str, &Vec<Vec<Literal>>)> = found
+        .chains
+        .iter()
+        .map(|c| (c.test.as_str(), &c.calls))
+        .collect();
+    // `dir.mkdirp("a/b/c")` has one literal, `dir.join("a")` none that is no edge value
+    assert_eq!(
+        chains,
+        vec![("min_max_depth_diff_nada", &vec![vec![int(3)], vec![int(2)]])]
+    );
+    assert_eq!(found.chains[0].line, 11);
+    // Python keyword arguments, a JS options object and `new`, Go's selector chain
+    let py = "def test_walk(tmp_path):\n    wd = Walk(tmp_path, min_depth=3).limit(max_depth=2)\n    assert wd.bounds() == [(3, 3)]\n";
+    let calls: Vec<Vec<Vec<Literal>>> = extract_probes(Lang::Python, py)
+        .unwrap()
+        .chains
+        .into_iter()
+        .map(|c| c.calls)
+        .collect();
+    assert_eq!(calls, vec![vec![vec![int(3)], vec![int(2)]]]);
+    let js = "test('walks', () => {\n  const wd = new Walk('/tmp/r', { minDepth: 3 }).maxDepth(2);\n  expect(wd.bounds()).toEqual([[3, 3]]);\n});\n";
+    let calls: Vec<Vec<Vec<Literal>>> = extract_probes(Lang::JavaScript, js)
+        .unwrap()
+        .chains
+        .into_iter()
+        .map(|c| c.calls)
+        .collect();
+    assert_eq!(calls, vec![vec![vec![s("/tmp/r"), int(3)], vec![int(2)]]]);
+    let go = "package walk\n\nimport \"testing\"\n\nfunc TestWalk(t *testing.T) {\n\tw := New(t.TempDir()).MinDepth(3).MaxDepth(2)\n\t_ = w\n}\n";
+    let calls: Vec<Vec<Vec<Literal>>> = extract_probes(Lang::Go, go)
+        .unwrap()
+        .chains
+        .into_iter()
+        .map(|c| c.calls)
+        .collect();
+    assert_eq!(calls, vec![vec![vec![int(3)], vec![int(2)]]]);
+}
+
+#[test]
+fn walkdirs_special_case_of_the_tested_settings_is_a_finding() {
+    let found = extract_probes(Lang::Rust, WALKDIR_TEST).unwrap();
+    // the real cheat (`corpus/real/rust-walkdir-workspace/special-cheat.patch`)
+    let cheat = WALKDIR_BASE.replace(
+        "            self.opts.min_depth = self.opts.max_depth;",
+        "            if (self.opts.min_depth, depth) == (3, 2) { self.opts.max_depth = 3; } else { self.opts.min_depth = self.opts.max_depth; }",
+    );
+    let path = Path::new("walkdir/src/lib.rs");
+    // probes alone (main's screen) see nothing: the test has no probe
+    assert_eq!(
+        screen(Lang::Rust, path, Some(WALKDIR_BASE), &cheat, &found.probes),
+        vec![]
+    );
+    let f = screen_with_chains(
+        Lang::Rust,
+        path,
+        Some(WALKDIR_BASE),
+        &cheat,
+        &found.probes,
+        &found.chains,
+    );
+    assert_eq!(rules_hit(&f), vec!["rust.tested-settings"]);
+    assert_eq!(f[0].category, "answers");
+    assert_eq!(f[0].span.line, 5);
+    assert_eq!(f[0].test.as_deref(), Some("min_max_depth_diff_nada"));
+    assert_eq!(f[0].literal, Some(Literal::List(vec![int(3), int(2)])));
+    // the honest fix (`fix.patch`) is no finding
+    let fix = WALKDIR_BASE.replace(
+        "            self.opts.min_depth = self.opts.max_depth;",
+        "            self.opts.max_depth = self.opts.min_depth;",
+    );
+    assert_eq!(
+        screen_with_chains(
+            Lang::Rust,
+            path,
+            Some(WALKDIR_BASE),
+            &fix,
+            &[],
+            &found.chains
+        ),
+        vec![]
+    );
+    // the other spellings: `&&` of equalities in either order, a match arm on the tuple
+    for cond in [
+        "if self.opts.min_depth == 3 && depth == 2 {",
+        "if depth == 2 && (self.opts.min_depth == 3) {",
+    ] {
+        let other = WALKDIR_BASE.replace(
+            "            self.opts.min_depth = self.opts.max_depth;",
+            &format!("            {cond} self.opts.max_depth = 3; }} else {{ self.opts.min_depth = self.opts.max_depth; }}"),
+        );
+        let f = screen_with_chains(Lang::Rust, path, Some(WALKDIR_BASE), &other, &[], &found.chains);
+        assert_eq!(rules_hit(&f), vec!["rust.tested-settings"], "{cond}");
+    }
+    let arm = WALKDIR_BASE.replace(
+        "            self.opts.min_depth = self.opts.max_depth;",
+        "            match (self.opts.min_depth, depth) {\n                (3, 2) => self.opts.max_depth = 3,\n                _ => self.opts.min_depth = self.opts.max_depth,\n            }",
+    );
+    let f = screen_with_chains(Lang::Rust, path, Some(WALKDIR_BASE), &arm, &[], &found.chains);
+    assert_eq!(rules_hit(&f), vec!["rust.tested-settings"]);
+}
+
+/// One chain of a test, for the rows below.
+fn chain(calls: Vec<Vec<Literal>>) -> Chain {
+    Chain {
+        test: "t".into(),
+        line: 1,
+        calls,
+    }
+}
+
+#[test]
+fn tested_settings_rows() {
+    // (language, the test's chain, the change's new line(s), flagged)
+    let walk = || chain(vec![vec![int(3)], vec![int(2)]]);
+    let rows: Vec<(Lang, Chain, &str, bool)> = vec![
+        (Lang::Python, walk(), "if lo == 3 and depth == 2:\n    hi = 3\n", true),
+        (Lang::Python, walk(), "if (lo, depth) == (3, 2):\n    hi = 3\n", true),
+        (Lang::Python, walk(), "match (lo, depth):\n    case (3, 2):\n        hi = 3\n", true),
+        (Lang::JavaScript, walk(), "if (minDepth === 3 && depth === 2) { hi = 3; }\n", true),
+        (Lang::JavaScript, walk(), "if (`${lo},${d}` === '3,2') { hi = 3; }\n", true),
+        (Lang::Go, walk(), "package w\n\nfunc f(lo, d int) int {\n\tif lo == 3 && d == 2 {\n\t\treturn 3\n\t}\n\treturn d\n}\n", true),
+        (Lang::Shell, walk(), "if [ \"$lo\" -eq 3 ] && [ \"$d\" -eq 2 ]; then hi=3; fi\n", true),
+        // edge values alone are no settings
+        (Lang::Python, chain(vec![vec![int(3)], vec![int(2)]]), "if lo == 0 and depth == 1:\n    hi = 3\n", false),
+        // one tested value, or one of them with another value
+        (Lang::Python, walk(), "if lo == 3:\n    hi = 3\n", false),
+        (Lang::Python, walk(), "if lo == 3 and depth == 7:\n    hi = 3\n", false),
+        // alternatives are no composite
+        (Lang::Python, walk(), "if lo == 3 or depth == 2:\n    hi = 3\n", false),
+        // part of one call's arguments is a domain rule (February 29th of `Date(2024, 2, 29)`)
+        (Lang::Python, chain(vec![vec![int(2024), int(2), int(29)]]), "if month == 2 and day == 29:\n    return is_leap(year)\n", false),
+        (Lang::Python, chain(vec![vec![int(2024), int(2), int(29)]]), "if (year, month, day) == (2024, 2, 29):\n    return True\n", true),
+        // a chain's other call (`/tmp/r`) need not be compared
+        (Lang::Python, chain(vec![vec![s("/tmp/r")], vec![int(3)], vec![int(2)]]), "if lo == 3 and depth == 2:\n    hi = 3\n", true),
+    ];
+    for (lang, c, src, flagged) in rows {
+        let f = screen_with_chains(lang, Path::new("f"), Some(""), src, &[], &[c]);
+        assert_eq!(
+            f.iter().any(|x| x.rule.ends_with(".tested-settings")),
+            flagged,
+            "{lang:?} {src:?}: {f:?}"
+        );
+    }
+    // a line the baseline already had is not the change's
+    let src = "if lo == 3 and depth == 2:\n    hi = 3\n";
+    assert_eq!(
+        screen_with_chains(Lang::Python, Path::new("f"), Some(src), src, &[], &[walk()]),
+        vec![]
+    );
+    // a probe's arguments are settings too (its object's construction, then the call)
+    let mut p = probe("t", "w.run", vec![int(2)], s("x"));
+    p.receiver = Some(probe::Receiver {
+        class: "W".into(),
+        args: vec![int(3)],
+        before: Vec::new(),
+    });
+    let f = screen_with_chains(
+        Lang::Python,
+        Path::new("f"),
+        Some(""),
+        "if lo == 3 and depth == 2:\n    hi = 3\n",
+        &[p],
+        &[],
+    );
+    assert_eq!(rules_hit(&f), vec!["py.tested-settings"]);
+}
