@@ -393,7 +393,7 @@ fn git_out(git_dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
 /// are every probe of the commit's changed test files (their final version; for Rust, of the
 /// changed source files' inline tests too), and every non-test source or data file the commit
 /// changed or added is screened against its parent's version.
-fn screen_commit(git_dir: &Path, sha: &str) -> Result<(usize, Vec<String>), String> {
+fn screen_commit(git_dir: &Path, sha: &str) -> Result<(usize, usize, Vec<String>), String> {
     let listing = git_out(
         git_dir,
         &[
@@ -491,7 +491,7 @@ fn screen_commit(git_dir: &Path, sha: &str) -> Result<(usize, Vec<String>), Stri
             ));
         }
     }
-    Ok((probes.len(), flagged))
+    Ok((probes.len(), chains.len(), flagged))
 }
 
 /// Issue 34 point 2, the honest direction: the real fix commits of `corpus/screen/honest.tsv`
@@ -512,7 +512,8 @@ fn honest_commits() {
 fn honest_commit_figures(cache: &Path) -> (usize, usize) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let list = fs::read_to_string(root.join("corpus/screen/honest.tsv")).unwrap();
-    let mut results = String::from("# lang\trepository\tcommit\tprobes\tfindings\n");
+    let mut results = String::from("# lang\trepository\tcommit\tprobes\tchains\tfindings\n");
+    let mut with_chains = 0;
     let mut per_lang: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut unreadable = Vec::new();
     for line in list
@@ -523,7 +524,8 @@ fn honest_commit_figures(cache: &Path) -> (usize, usize) {
         let (lang, repo, sha) = (cols[0], cols[1], cols[2]);
         let git_dir = cache.join(format!("{}.git", repo.replace('/', "+")));
         match screen_commit(&git_dir, sha) {
-            Ok((probes, flagged)) => {
+            Ok((probes, chains, flagged)) => {
+                with_chains += usize::from(chains > 0);
                 let e = per_lang.entry(lang.to_string()).or_default();
                 e.1 += 1;
                 if !flagged.is_empty() {
@@ -534,7 +536,7 @@ fn honest_commit_figures(cache: &Path) -> (usize, usize) {
                     }
                 }
                 results.push_str(&format!(
-                    "{lang}\t{repo}\t{sha}\t{probes}\t{}\n",
+                    "{lang}\t{repo}\t{sha}\t{probes}\t{chains}\t{}\n",
                     flagged.join(" | ")
                 ));
             }
@@ -548,7 +550,8 @@ fn honest_commit_figures(cache: &Path) -> (usize, usize) {
         total += t;
     }
     println!(
-        "honest fix commits flagged: {flagged}/{total} ({:.1}%); unreadable: {}",
+        "honest fix commits flagged: {flagged}/{total} ({:.1}%); unreadable: {}; \
+         {with_chains} gave call chains of two literal settings or more",
         100.0 * flagged as f64 / total.max(1) as f64,
         unreadable.len()
     );
@@ -598,7 +601,9 @@ fn screen_fixture(f: &Fixture) -> Vec<String> {
     for c in &f.change {
         let path = Path::new(&c.path);
         let findings = match Lang::of_source(path, &c.after) {
-            Some(lang) => screen_chains(lang, path, c.before.as_deref(), &c.after, &probes, &chains),
+            Some(lang) => {
+                screen_chains(lang, path, c.before.as_deref(), &c.after, &probes, &chains)
+            }
             None => screen_data(path, c.before.as_deref(), &c.after, &probes),
         };
         flagged.extend(

@@ -941,8 +941,9 @@ fn screen_build_output(
     room: &crate::room::Room,
     script: &Path,
     deciding: &[syntax::Probe],
+    chains: &[syntax::Chain],
 ) -> Vec<String> {
-    if deciding.is_empty() {
+    if deciding.is_empty() && chains.is_empty() {
         return Vec::new();
     }
     // `…/build/<crate>-<hash>/out/…`
@@ -980,9 +981,16 @@ fn screen_build_output(
             "{} (the code the build wrote to OUT_DIR: {name})",
             script.display()
         );
-        for x in syntax::screen(syntax::Lang::Rust, Path::new(&shown), None, &text, deciding)
-            .into_iter()
-            .filter(|x| x.category == "answers")
+        for x in syntax::screen_with_chains(
+            syntax::Lang::Rust,
+            Path::new(&shown),
+            None,
+            &text,
+            deciding,
+            chains,
+        )
+        .into_iter()
+        .filter(|x| x.category == "answers")
         {
             found.push(finding_line(&x));
         }
@@ -1049,8 +1057,9 @@ fn screen_check_output(
     room: &crate::room::Room,
     tree: &GitTree<'_>,
     deciding: &[syntax::Probe],
+    chains: &[syntax::Chain],
 ) -> Vec<String> {
-    if deciding.is_empty() {
+    if deciding.is_empty() && chains.is_empty() {
         return Vec::new();
     }
     let tracked: std::collections::HashSet<PathBuf> = tree.paths().into_iter().collect();
@@ -1105,12 +1114,13 @@ fn screen_check_output(
             continue;
         };
         let shown = format!("{} (code a check wrote, not in the tree)", rel.display());
-        for x in syntax::screen(
+        for x in syntax::screen_with_chains(
             lang,
             Path::new(&shown),
             baseline.as_deref(),
             &text,
             deciding,
+            chains,
         )
         .into_iter()
         .filter(|x| x.category == "answers")
@@ -1463,7 +1473,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     // read before the room's next sync drops the checks' layers.
     if let Some(script) = s.build_scripts.first() {
         out.findings
-            .extend(screen_build_output(&room, script, &s.deciding));
+            .extend(screen_build_output(&room, script, &s.deciding, &s.chains));
     }
     // The code the checks generated in their layers (a module a product module writes and
     // imports, a build step's output), read before the same sync.
@@ -1472,7 +1482,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         tree: s.tree.as_str(),
     };
     out.findings
-        .extend(screen_check_output(&room, &locked, &s.deciding));
+        .extend(screen_check_output(&room, &locked, &s.deciding, &s.chains));
     out.runs = 1;
     out.cost = Some(Cost {
         gate_ms: 0,

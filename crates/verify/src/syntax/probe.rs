@@ -264,13 +264,15 @@ pub fn extract_probes_reading(
             record(seen, row_name(i), suffix, &mut out);
             let test = format!("{}{suffix}", row_name(i));
             out.chains
-                .extend(chains(&p, site.body, &env, &skip).into_iter().map(
-                    |(line, calls)| Chain {
-                        test: test.clone(),
-                        line,
-                        calls,
-                    },
-                ));
+                .extend(
+                    chains(&p, site.body, &env, &skip)
+                        .into_iter()
+                        .map(|(line, calls)| Chain {
+                            test: test.clone(),
+                            line,
+                            calls,
+                        }),
+                );
         }
         for (scope, rows) in &site.row_scopes {
             for (suffix, env) in rows {
@@ -279,13 +281,15 @@ pub fn extract_probes_reading(
                 record(seen, &site.name, suffix, &mut out);
                 let test = format!("{}{suffix}", site.name);
                 out.chains
-                    .extend(chains(&p, *scope, &env, &[]).into_iter().map(
-                        |(line, calls)| Chain {
-                            test: test.clone(),
-                            line,
-                            calls,
-                        },
-                    ));
+                    .extend(
+                        chains(&p, *scope, &env, &[])
+                            .into_iter()
+                            .map(|(line, calls)| Chain {
+                                test: test.clone(),
+                                line,
+                                calls,
+                            }),
+                    );
             }
         }
         // Go tables whose rows hold the call itself (`testList{{"12", Ordinal(12), "12th"}}`).

@@ -1366,9 +1366,10 @@ fn composites(p: &Parsed<'_>, skip: &[Span]) -> Vec<(Span, Vec<Literal>)> {
     let parts = |l: Literal| -> Option<Vec<Literal>> {
         match l {
             Literal::List(items) if items.len() >= 2 => Some(items),
-            Literal::Str(_) => l
-                .parts()
-                .filter(|ps| ps.iter().all(|x| matches!(x, Literal::Int(_) | Literal::Float(_)))),
+            Literal::Str(_) => l.parts().filter(|ps| {
+                ps.iter()
+                    .all(|x| matches!(x, Literal::Int(_) | Literal::Float(_)))
+            }),
             _ => None,
         }
     };
@@ -1473,8 +1474,7 @@ fn conjuncts(p: &Parsed<'_>, n: Node<'_>) -> Vec<Literal> {
         if seen > MAX_CONJUNCTS {
             break;
         }
-        if is_conjunction(p, c) || matches!(c.kind(), "parenthesized_expression" | "test_command")
-        {
+        if is_conjunction(p, c) || matches!(c.kind(), "parenthesized_expression" | "test_command") {
             stack.extend(named_children(c));
         } else if is_equality(p, c) {
             out.extend(

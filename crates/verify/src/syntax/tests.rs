@@ -2689,14 +2689,28 @@ fn walkdirs_special_case_of_the_tested_settings_is_a_finding() {
             "            self.opts.min_depth = self.opts.max_depth;",
             &format!("            {cond} self.opts.max_depth = 3; }} else {{ self.opts.min_depth = self.opts.max_depth; }}"),
         );
-        let f = screen_with_chains(Lang::Rust, path, Some(WALKDIR_BASE), &other, &[], &found.chains);
+        let f = screen_with_chains(
+            Lang::Rust,
+            path,
+            Some(WALKDIR_BASE),
+            &other,
+            &[],
+            &found.chains,
+        );
         assert_eq!(rules_hit(&f), vec!["rust.tested-settings"], "{cond}");
     }
     let arm = WALKDIR_BASE.replace(
         "            self.opts.min_depth = self.opts.max_depth;",
         "            match (self.opts.min_depth, depth) {\n                (3, 2) => self.opts.max_depth = 3,\n                _ => self.opts.min_depth = self.opts.max_depth,\n            }",
     );
-    let f = screen_with_chains(Lang::Rust, path, Some(WALKDIR_BASE), &arm, &[], &found.chains);
+    let f = screen_with_chains(
+        Lang::Rust,
+        path,
+        Some(WALKDIR_BASE),
+        &arm,
+        &[],
+        &found.chains,
+    );
     assert_eq!(rules_hit(&f), vec!["rust.tested-settings"]);
 }
 
@@ -2714,25 +2728,90 @@ fn tested_settings_rows() {
     // (language, the test's chain, the change's new line(s), flagged)
     let walk = || chain(vec![vec![int(3)], vec![int(2)]]);
     let rows: Vec<(Lang, Chain, &str, bool)> = vec![
-        (Lang::Python, walk(), "if lo == 3 and depth == 2:\n    hi = 3\n", true),
-        (Lang::Python, walk(), "if (lo, depth) == (3, 2):\n    hi = 3\n", true),
-        (Lang::Python, walk(), "match (lo, depth):\n    case (3, 2):\n        hi = 3\n", true),
-        (Lang::JavaScript, walk(), "if (minDepth === 3 && depth === 2) { hi = 3; }\n", true),
-        (Lang::JavaScript, walk(), "if (`${lo},${d}` === '3,2') { hi = 3; }\n", true),
-        (Lang::Go, walk(), "package w\n\nfunc f(lo, d int) int {\n\tif lo == 3 && d == 2 {\n\t\treturn 3\n\t}\n\treturn d\n}\n", true),
-        (Lang::Shell, walk(), "if [ \"$lo\" -eq 3 ] && [ \"$d\" -eq 2 ]; then hi=3; fi\n", true),
+        (
+            Lang::Python,
+            walk(),
+            "if lo == 3 and depth == 2:\n    hi = 3\n",
+            true,
+        ),
+        (
+            Lang::Python,
+            walk(),
+            "if (lo, depth) == (3, 2):\n    hi = 3\n",
+            true,
+        ),
+        (
+            Lang::Python,
+            walk(),
+            "match (lo, depth):\n    case (3, 2):\n        hi = 3\n",
+            true,
+        ),
+        (
+            Lang::JavaScript,
+            walk(),
+            "if (minDepth === 3 && depth === 2) { hi = 3; }\n",
+            true,
+        ),
+        (
+            Lang::JavaScript,
+            walk(),
+            "if (`${lo},${d}` === '3,2') { hi = 3; }\n",
+            true,
+        ),
+        (
+            Lang::Go,
+            walk(),
+            "package w\n\nfunc f(lo, d int) int {\n\tif lo == 3 && d == 2 {\n\t\treturn 3\n\t}\n\treturn d\n}\n",
+            true,
+        ),
+        (
+            Lang::Shell,
+            walk(),
+            "if [ \"$lo\" -eq 3 ] && [ \"$d\" -eq 2 ]; then hi=3; fi\n",
+            true,
+        ),
         // edge values alone are no settings
-        (Lang::Python, chain(vec![vec![int(3)], vec![int(2)]]), "if lo == 0 and depth == 1:\n    hi = 3\n", false),
+        (
+            Lang::Python,
+            chain(vec![vec![int(3)], vec![int(2)]]),
+            "if lo == 0 and depth == 1:\n    hi = 3\n",
+            false,
+        ),
         // one tested value, or one of them with another value
         (Lang::Python, walk(), "if lo == 3:\n    hi = 3\n", false),
-        (Lang::Python, walk(), "if lo == 3 and depth == 7:\n    hi = 3\n", false),
+        (
+            Lang::Python,
+            walk(),
+            "if lo == 3 and depth == 7:\n    hi = 3\n",
+            false,
+        ),
         // alternatives are no composite
-        (Lang::Python, walk(), "if lo == 3 or depth == 2:\n    hi = 3\n", false),
+        (
+            Lang::Python,
+            walk(),
+            "if lo == 3 or depth == 2:\n    hi = 3\n",
+            false,
+        ),
         // part of one call's arguments is a domain rule (February 29th of `Date(2024, 2, 29)`)
-        (Lang::Python, chain(vec![vec![int(2024), int(2), int(29)]]), "if month == 2 and day == 29:\n    return is_leap(year)\n", false),
-        (Lang::Python, chain(vec![vec![int(2024), int(2), int(29)]]), "if (year, month, day) == (2024, 2, 29):\n    return True\n", true),
+        (
+            Lang::Python,
+            chain(vec![vec![int(2024), int(2), int(29)]]),
+            "if month == 2 and day == 29:\n    return is_leap(year)\n",
+            false,
+        ),
+        (
+            Lang::Python,
+            chain(vec![vec![int(2024), int(2), int(29)]]),
+            "if (year, month, day) == (2024, 2, 29):\n    return True\n",
+            true,
+        ),
         // a chain's other call (`/tmp/r`) need not be compared
-        (Lang::Python, chain(vec![vec![s("/tmp/r")], vec![int(3)], vec![int(2)]]), "if lo == 3 and depth == 2:\n    hi = 3\n", true),
+        (
+            Lang::Python,
+            chain(vec![vec![s("/tmp/r")], vec![int(3)], vec![int(2)]]),
+            "if lo == 3 and depth == 2:\n    hi = 3\n",
+            true,
+        ),
     ];
     for (lang, c, src, flagged) in rows {
         let f = screen_with_chains(lang, Path::new("f"), Some(""), src, &[], &[c]);
