@@ -59,7 +59,36 @@ struct Table {
     /// Where the language's code makes more code of itself at run time (see [`Generates`]).
     #[serde(default)]
     generates: Vec<Generates>,
+    /// The rules on answers shaped to the tests that this language has (see [`AnswerRow`]).
+    #[serde(default)]
+    answers: Vec<AnswerRow>,
 }
+
+/// A rule on answers shaped to the tests (`<lang>.tested-answers`, `.tested-inputs`,
+/// `.tested-settings`). What it looks for is read from the syntax trees by code (an entry of a
+/// table, a case, a condition compared with the deciding tests' literals); the row says in words
+/// what a finding means, switches the kind on for the language (a kind without a row gives no
+/// finding there), and carries a deciding test with a change that must give the finding and one
+/// that must not — checked when the table loads, through the screen itself.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnswerRow {
+    id: String,
+    words: String,
+    /// A test file of the language whose tests decide the proof in the examples.
+    test: String,
+    /// The file at the baseline (optional: none is a new file).
+    #[serde(default)]
+    baseline: Option<String>,
+    /// The file after a change that must give this row's finding.
+    example: String,
+    /// The file after a change that must not (optional).
+    #[serde(default)]
+    clean: Option<String>,
+}
+
+/// The kinds of answer rule a table's `[[answers]]` row may name after its language's prefix.
+const ANSWER_KINDS: &[&str] = &["tested-answers", "tested-inputs", "tested-settings"];
 
 /// A call through which a source carries code of its own language as text: `exec(SRC)`,
 /// `new Function("s", body)`, a module written and then imported. The string literals it is
@@ -171,6 +200,19 @@ struct Rule {
 struct Rules {
     tables: HashMap<&'static str, Vec<Rule>>,
     sinks: HashMap<&'static str, Vec<Sink>>,
+    answers: HashMap<&'static str, Vec<AnswerRow>>,
+}
+
+impl Rules {
+    /// The words of `lang`'s answer rule of `kind`, when its table has the row.
+    fn answer_words(&self, lang: Lang, kind: &str) -> Option<&str> {
+        let id = format!("{}.{kind}", short(lang));
+        self.answers
+            .get(table_name(lang))?
+            .iter()
+            .find(|r| r.id == id)
+            .map(|r| r.words.as_str())
+    }
 }
 
 const TABLES: &[(&str, Lang, &str)] = &[
@@ -204,9 +246,22 @@ fn rules() -> &'static Result<Rules, String> {
 fn load_rules() -> Result<Rules, String> {
     let mut tables = HashMap::new();
     let mut sinks = HashMap::new();
+    let mut answers = HashMap::new();
     let mut problems = Vec::new();
-    for (name, _, text) in TABLES {
+    for (name, lang, text) in TABLES {
         let table: Table = toml::from_str(text).map_err(|e| format!("rules/{name}.toml: {e}"))?;
+        for row in &table.answers {
+            let kind = row.id.strip_prefix(&format!("{}.", short(*lang)));
+            if !kind.is_some_and(|k| ANSWER_KINDS.contains(&k)) {
+                problems.push(format!(
+                    "{name} {}: an answers row is named `{}.` and one of {}",
+                    row.id,
+                    short(*lang),
+                    ANSWER_KINDS.join(", ")
+                ));
+            }
+        }
+        answers.insert(*name, table.answers);
         let mut calls = Vec::new();
         for g in table.generates {
             let optional = |field: &str, re: &Option<String>| match re.as_deref().map(Regex::new) {
@@ -277,7 +332,11 @@ fn load_rules() -> Result<Rules, String> {
         }
         tables.insert(*name, rows);
     }
-    let rules = Rules { tables, sinks };
+    let rules = Rules {
+        tables,
+        sinks,
+        answers,
+    };
     problems.extend(check_examples(&rules));
     if problems.is_empty() {
         Ok(rules)
@@ -335,6 +394,42 @@ fn check_examples(rules: &Rules) -> Vec<String> {
                 ));
             }
         }
+        for row in rules.answers.get(name).map(Vec::as_slice).unwrap_or(&[]) {
+            let probes = match super::extract_probes(*lang, &row.test) {
+                Ok(p) => p,
+                Err(e) => {
+                    problems.push(format!("{name} {}: its test does not parse: {e}", row.id));
+                    continue;
+                }
+            };
+            let found = |src: &str| {
+                screen_in(
+                    rules,
+                    *lang,
+                    Path::new("example.src"),
+                    row.baseline.as_deref(),
+                    src,
+                    &probes.probes,
+                    &probes.chains,
+                )
+                .iter()
+                .any(|f| f.rule == row.id)
+            };
+            if !found(&row.example) {
+                problems.push(format!(
+                    "{name} {}: its example does not give its finding",
+                    row.id
+                ));
+            }
+            if let Some(clean) = &row.clean
+                && found(clean)
+            {
+                problems.push(format!(
+                    "{name} {}: its clean example gives its finding",
+                    row.id
+                ));
+            }
+        }
     }
     problems
 }
@@ -373,6 +468,18 @@ pub fn rule_ids() -> Vec<String> {
             .iter()
             .flat_map(|(n, _, _)| r.tables.get(n).map(Vec::as_slice).unwrap_or(&[]))
             .map(|rule| rule.row.id.clone())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The ids of every `[[answers]]` row of every table (for a test).
+pub fn answer_rule_ids() -> Vec<String> {
+    match rules() {
+        Ok(r) => TABLES
+            .iter()
+            .flat_map(|(n, _, _)| r.answers.get(n).map(Vec::as_slice).unwrap_or(&[]))
+            .map(|row| row.id.clone())
             .collect(),
         Err(_) => Vec::new(),
     }
@@ -647,28 +754,39 @@ pub fn screen_with_chains(
     deciding: &[Probe],
     chains: &[Chain],
 ) -> Vec<SyntaxFinding> {
+    match rules() {
+        Ok(rules) => screen_in(rules, lang, path, baseline_src, final_src, deciding, chains),
+        Err(problem) => vec![SyntaxFinding {
+            rule: "table.invalid".into(),
+            category: "table".into(),
+            words: format!("the screen's rule tables do not load: {problem}"),
+            path: path.display().to_string(),
+            span: Span {
+                start: 0,
+                end: 0,
+                line: 1,
+                end_line: 1,
+            },
+            hunk: String::new(),
+            matched: String::new(),
+            literal: None,
+            test: None,
+        }],
+    }
+}
+
+/// [`screen_with_chains`] with the rule tables given (their examples are checked through it
+/// while they load).
+fn screen_in(
+    rules: &Rules,
+    lang: Lang,
+    path: &Path,
+    baseline_src: Option<&str>,
+    final_src: &str,
+    deciding: &[Probe],
+    chains: &[Chain],
+) -> Vec<SyntaxFinding> {
     let path_text = path.display().to_string();
-    let rules = match rules() {
-        Ok(r) => r,
-        Err(problem) => {
-            return vec![SyntaxFinding {
-                rule: "table.invalid".into(),
-                category: "table".into(),
-                words: format!("the screen's rule tables do not load: {problem}"),
-                path: path_text,
-                span: Span {
-                    start: 0,
-                    end: 0,
-                    line: 1,
-                    end_line: 1,
-                },
-                hunk: String::new(),
-                matched: String::new(),
-                literal: None,
-                test: None,
-            }];
-        }
-    };
     let inline_spans = |src: &str| -> Vec<Span> {
         inline_test_items(lang, src)
             .map(|items| items.into_iter().map(|i| i.span).collect())
@@ -772,17 +890,24 @@ pub fn screen_with_chains(
             .flat_map(|e| e.keys.iter().map(Literal::key))
             .collect();
         let all = entries(fp, &final_skip);
-        findings.extend(answered(
-            &all,
-            &base_entries,
-            deciding,
-            final_src,
-            &path_text,
-            &format!("{}.tested-answers", short(lang)),
-        ));
+        if let Some(words) = rules.answer_words(lang, "tested-answers") {
+            findings.extend(answered(
+                &all,
+                &base_entries,
+                deciding,
+                final_src,
+                &path_text,
+                &format!("{}.tested-answers", short(lang)),
+                words,
+            ));
+        }
         let rule = format!("{}.tested-inputs", short(lang));
-        let mut inputs = keyed_by_tested_inputs(lang, &all, &base_entries, &base_keys, deciding);
-        inputs.extend(named_tested_inputs(fp, &final_skip, &base_lines, deciding));
+        let input_words = rules.answer_words(lang, "tested-inputs");
+        let mut inputs = Vec::new();
+        if input_words.is_some() {
+            inputs = keyed_by_tested_inputs(lang, &all, &base_entries, &base_keys, deciding);
+            inputs.extend(named_tested_inputs(fp, &final_skip, &base_lines, deciding));
+        }
         let mut seen: HashSet<usize> = findings.iter().map(|f| f.span.line).collect();
         for (span, input, test) in inputs {
             if !seen.insert(span.line) {
@@ -791,7 +916,7 @@ pub fn screen_with_chains(
             findings.push(SyntaxFinding {
                 rule: rule.clone(),
                 category: "answers".into(),
-                words: INPUT_WORDS.into(),
+                words: input_words.unwrap_or_default().into(),
                 path: path_text.clone(),
                 hunk: hunk_of(final_src, &span),
                 matched: collapse(hunk_of(final_src, &span).lines().next().unwrap_or("")),
@@ -802,7 +927,9 @@ pub fn screen_with_chains(
         }
     }
     // a chain's (or a probed call's) whole settings compared by a condition the change added
-    if let Some(fp) = &fp {
+    if let Some(fp) = &fp
+        && let Some(setting_words) = rules.answer_words(lang, "tested-settings")
+    {
         let settings = setting_chains(deciding, chains);
         let seen: HashSet<usize> = findings
             .iter()
@@ -817,7 +944,7 @@ pub fn screen_with_chains(
             findings.push(SyntaxFinding {
                 rule: format!("{}.tested-settings", short(lang)),
                 category: "answers".into(),
-                words: SETTING_WORDS.into(),
+                words: setting_words.into(),
                 path: path_text.clone(),
                 matched: collapse(hunk.lines().next().unwrap_or("")),
                 hunk,
@@ -1117,11 +1244,6 @@ fn unformat(f: &str) -> String {
     out
 }
 
-const INPUT_WORDS: &str = "answers shaped to the tests: the change names the deciding tests' \
-                           inputs, and only them, as the keys of one table or the cases of one \
-                           statement (two or more, none an edge value): a special case of \
-                           exactly the tested inputs";
-
 /// The deciding test a literal is the whole input of (its only argument, or all its arguments
 /// as one composite key), when that input is not an edge value.
 fn whole_input<'a>(k: &Literal, deciding: &'a [Probe]) -> Option<&'a Probe> {
@@ -1253,12 +1375,6 @@ fn named_tested_inputs(
     }
     out
 }
-
-const SETTING_WORDS: &str = "answers shaped to the tests: a condition the change added compares \
-                             exactly the literal arguments a deciding test passes (whole calls \
-                             of one call chain, two or more, none an edge value: \
-                             `min_depth(3).max_depth(2)` and `(min_depth, depth) == (3, 2)`) — \
-                             a special case of the tested settings";
 
 /// The settings each deciding test passes: its call chains' literal arguments, and each probe's
 /// (its object's construction, then the call).
@@ -1552,6 +1668,7 @@ fn answered(
     src: &str,
     path: &str,
     rule: &str,
+    words: &str,
 ) -> Vec<SyntaxFinding> {
     let mut by_table: HashMap<usize, Vec<&Entry>> = HashMap::new();
     for e in entries {
@@ -1597,7 +1714,7 @@ fn answered(
             out.push(SyntaxFinding {
                 rule: rule.to_string(),
                 category: "answers".into(),
-                words: ANSWER_WORDS.into(),
+                words: words.into(),
                 path: path.to_string(),
                 span: e.span,
                 hunk: hunk_of(src, &e.span),
@@ -2179,6 +2296,7 @@ pub fn screen_data(
         final_src,
         &path_text,
         "data.tested-answers",
+        ANSWER_WORDS,
     )
 }
 

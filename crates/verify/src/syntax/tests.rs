@@ -6,7 +6,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
-use super::screen::{rule_counts, rule_ids, rule_table_problems};
+use super::screen::{answer_rule_ids, rule_counts, rule_ids, rule_table_problems};
 use super::*;
 
 fn int(i: i64) -> Literal {
@@ -2843,4 +2843,18 @@ fn tested_settings_rows() {
         &[],
     );
     assert_eq!(rules_hit(&f), vec!["py.tested-settings"]);
+}
+
+/// The answer rules are rows of the tables (issue 34: rules are data, their examples checked
+/// when the table loads): every language has each kind, so none is switched off by a lost row.
+#[test]
+fn every_language_table_has_its_answer_rules() {
+    let ids = answer_rule_ids();
+    for lang in ["py", "js", "go", "rust", "sh"] {
+        for kind in ["tested-answers", "tested-inputs", "tested-settings"] {
+            let id = format!("{lang}.{kind}");
+            assert!(ids.contains(&id), "{id} missing from {ids:?}");
+        }
+    }
+    assert_eq!(ids.len(), 15, "{ids:?}");
 }
