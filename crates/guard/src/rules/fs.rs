@@ -24,6 +24,10 @@ use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Walker, WriteMode};
 use crate::words::Arg;
 
+/// The agent CLIs' own directories under HOME: writing plans and memory there is the agents'
+/// ordinary work (their settings and hooks inside are protected paths).
+const AGENT_STATE_DIRS: &[&str] = &[".claude", ".gemini"];
+
 /// The variable a reference at the start of `text` names and the text after the reference:
 /// `$NAME`, `${NAME}`, or `${NAME` with a prefix or suffix pattern removed (`#`, `%`), which
 /// is a part of the value, never text it adds.
@@ -1471,9 +1475,10 @@ impl Walker<'_> {
         self.outside_refusal(absolute, mode, throwaway)
     }
 
-    /// Why deleting or overwriting `absolute` outside the repository is refused: pawl's
-    /// checkpoint holds the run's repository, so a file removed or clobbered elsewhere (another
-    /// project, HOME) could not be restored (docs/guard.md "The principle"). Temporary
+    /// Why writing `absolute` outside the repository is refused: pawl's checkpoint holds the
+    /// run's repository, so a file removed, clobbered, appended to or edited elsewhere (another
+    /// project, HOME) could not be restored, and one created there would outlast the run
+    /// (docs/guard.md "The principle"). Temporary
     /// directories (`throwaway`: not the repository's or HOME's) and what the allowances list
     /// as regenerable outside the repository (`~/.cache`: [`Walker::removable`]) stay allowed, as does every
     /// write when the repository is not known (no checkpoint to speak of), and `git rm` without
@@ -1485,10 +1490,10 @@ impl Walker<'_> {
         throwaway: bool,
     ) -> Option<(RuleId, String)> {
         let root = self.anchors.repo_root.as_deref()?;
-        if !matches!(mode, WriteMode::Delete | WriteMode::Clobber)
-            || is_within(absolute, root)
+        if is_within(absolute, root)
             || throwaway
             || (mode == WriteMode::Delete && self.git_held_removal)
+            || (mode != WriteMode::Delete && self.is_agent_state(absolute))
             || self.removable(absolute)
         {
             return None;
@@ -1501,21 +1506,41 @@ impl Walker<'_> {
                     "would delete {shown}, outside the repository: pawl's checkpoint cannot restore it; only the repository's files, temporary directories and caches or build outputs may be removed"
                 ),
             ),
-            _ => (
+            WriteMode::Clobber => (
                 RuleId::Clobber,
                 format!(
-                    "would write {shown}, outside the repository: a file there would be replaced, and pawl's checkpoint cannot restore it; write into the repository or a temporary directory instead"
+                    "would write {shown}, outside the repository: pawl's checkpoint holds only the repository, so it could neither restore a file replaced there nor remove one created; write into the repository or a temporary directory instead"
+                ),
+            ),
+            WriteMode::Append | WriteMode::Modify => (
+                RuleId::Clobber,
+                format!(
+                    "would change {shown}, outside the repository: pawl's checkpoint holds only the repository, so it could not undo the change nor remove what is created there; write into the repository or a temporary directory instead"
                 ),
             ),
         })
     }
 
+    /// Whether `absolute` lies in an agent CLI's own directory under HOME (`~/.claude`,
+    /// `~/.gemini`), where agents keep plans and memory with their own tools; its hook
+    /// settings and hook scripts are protected paths, judged before this.
+    fn is_agent_state(&self, absolute: &str) -> bool {
+        self.anchors.home.as_deref().is_some_and(|home| {
+            relative_to(absolute, home).is_some_and(|rel| {
+                AGENT_STATE_DIRS
+                    .iter()
+                    .any(|dir| rel.split('/').next() == Some(dir) && rel.len() > dir.len())
+            })
+        })
+    }
+
     /// `absolute` as a reason shows it: relative to the repository's parent when it lies there
-    /// (`../other/README.md`), under `~` in HOME, else absolute.
+    /// and that parent is not HOME (`../other/README.md`), under `~` in HOME, else absolute.
     fn shown_path(&self, absolute: &str) -> String {
         if let Some(root) = self.anchors.repo_root.as_deref()
             && let Some(parent) = std::path::Path::new(root).parent().and_then(|p| p.to_str())
             && parent != "/"
+            && self.anchors.home.as_deref() != Some(parent)
             && let Some(rel) = relative_to(absolute, parent).filter(|r| !r.is_empty())
         {
             return format!("../{rel}");
@@ -2132,6 +2157,17 @@ impl Walker<'_> {
                 };
                 if recursive {
                     self.tree_landing(&what, source, landed, &landed_abs, contents, frame)?;
+                    // A tree landing outside the repository (`cp -r src/. ../other/`, `rsync -a
+                    // src/ ../other/`) writes files no checkpoint holds.
+                    if !self.in_repo(&landed_abs)
+                        && let Some((rule, why)) = self.judge_path(&landed_abs, WriteMode::Clobber)
+                    {
+                        return self.deny(
+                            frame,
+                            rule,
+                            format!("{what} `{}` to `{}`: {why}", source.text, landed.text),
+                        );
+                    }
                 }
                 if base == "mv" && source.known && !source.glob {
                     let removable = self.removable(&landed_abs) || landed_abs.starts_with("/dev/");
@@ -2455,6 +2491,13 @@ impl Walker<'_> {
                         "{what} writes the archive's files, which the guard cannot list, into `{place}`: they may overwrite tracked or protected files; extract into /tmp or a build directory (tar -C, unzip -d) and copy what you need"
                     ),
                 );
+            }
+            // Any other place outside the repository that is not a temporary directory or a
+            // cache (`-C ../other`): the files land where no checkpoint holds them.
+            if !self.in_repo(&place)
+                && let Some((rule, why)) = self.judge_path(&place, WriteMode::Clobber)
+            {
+                return self.deny(frame, rule, format!("{what} extracts into `{place}`: {why}"));
             }
         }
         Continue(())
