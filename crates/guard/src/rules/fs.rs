@@ -998,6 +998,17 @@ impl Walker<'_> {
         if self.holds_protected(prefix) {
             return Some("it is or holds a protected path".to_owned());
         }
+        // A path below a tracked path lies in a submodule (a tracked file has no children):
+        // the superproject's checkpoint holds the submodule's commit, not its files.
+        let literal = relative_to(prefix, root).unwrap_or(rel);
+        if literal
+            .match_indices('/')
+            .any(|(i, _)| self.ctx.tracked.is_tracked(&literal[..i]))
+        {
+            return Some(
+                "it lies in a submodule, whose files pawl's checkpoint does not keep".to_owned(),
+            );
+        }
         let tracked = if arg.glob {
             if arg.text.contains(['{', '(']) {
                 return not_kept();
@@ -1020,8 +1031,20 @@ impl Walker<'_> {
         } else {
             Some(self.ctx.tracked.is_tracked(rel) || self.ctx.tracked.has_tracked_under(rel))
         };
-        if tracked != Some(false) {
-            return Some("it is or holds tracked files".to_owned());
+        // Tracked files are in the checkpoint like untracked ones (a tracked file removed by
+        // `rm` is allowed under it); a submodule among them is not — the checkpoint holds its
+        // gitlink, not its tree — so a named directory that is or holds tracked files is held
+        // only when the index says it holds no gitlink.
+        let held_tracked = !arg.glob && self.ctx.tracked.holds_gitlink_under(rel) == Some(false);
+        if tracked != Some(false) && !held_tracked {
+            return Some(
+                if self.ctx.tracked.holds_gitlink_under(rel) == Some(true) {
+                    "it is or holds a submodule, whose files pawl's checkpoint does not keep"
+                } else {
+                    "it is or holds tracked files"
+                }
+                .to_owned(),
+            );
         }
         // What git ignores is outside the checkpoint (`.env`, a local database): asked of the
         // directory the glob's matches lie in, or of the directory itself.
@@ -1260,14 +1283,27 @@ impl Walker<'_> {
     fn glob_may_be_protected(&self, pattern: &str, no_dot: bool, edit: bool) -> Option<String> {
         let junk = junk_extension(last_component(pattern))
             || (edit && source_extension(last_component(pattern)));
-        // With pawl's checkpoint, a glob over one directory of the repository that holds no file
-        // git ignores matches only files the checkpoint keeps (tracked, or untracked and not
-        // ignored): the keys and certificates of `PROTECTED_UNLESS_TRACKED` it may match are
-        // held (`rm -f server.*` where the test certificates are).
+        // With pawl's checkpoint, a glob over one directory of the repository (its top
+        // included) that holds no file git ignores matches only files the checkpoint keeps
+        // (tracked, or untracked and not ignored): the keys and certificates of
+        // `PROTECTED_UNLESS_TRACKED` it may match are held (`rm -f server*.pem` where the test
+        // certificates are). A glob that cannot match a dot-led name reaches nothing under the
+        // directory's dot-led entries (`.env`, `.venv`, `.pawl/`, the repository's `.git`): only
+        // the rest is asked about.
         let held_dir = self.ctx.checkpointed
             && split_parent(pattern).is_some_and(|(dir, _)| {
                 !has_wildcard(dir)
-                    && self.checkpoint_holds(dir, |_| self.ctx.fs.holds_ignored(dir) == Some(false))
+                    && self.anchors.repo_root.as_deref().is_some_and(|root| {
+                        relative_to(dir, root).is_some_and(|rel| {
+                            !rel.split('/')
+                                .any(|c| c == ".." || c == ".git" || c == ".pawl")
+                        })
+                    })
+                    && if no_dot {
+                        self.ctx.fs.holds_ignored_undotted(dir)
+                    } else {
+                        self.ctx.fs.holds_ignored(dir)
+                    } == Some(false)
             });
         let forms = self.anchors.forms(pattern);
         let mut absolute: Vec<String> = vec![forms.absolute.clone()];
@@ -2497,7 +2533,11 @@ impl Walker<'_> {
             if !self.in_repo(&place)
                 && let Some((rule, why)) = self.judge_path(&place, WriteMode::Clobber)
             {
-                return self.deny(frame, rule, format!("{what} extracts into `{place}`: {why}"));
+                return self.deny(
+                    frame,
+                    rule,
+                    format!("{what} extracts into `{place}`: {why}"),
+                );
             }
         }
         Continue(())
