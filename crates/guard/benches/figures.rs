@@ -64,6 +64,7 @@ fn context() -> Context {
     .collect();
     // The hook reads the index's modes (session 20): one submodule, as in the checkpoint
     // rows' context (`tests/it/checkpoint.rs`).
+    tracked.insert("dist/server.js");
     tracked.insert_gitlink("third_party/lib");
     ctx.tracked = Arc::new(tracked);
     ctx.fs = Arc::new(Ignored);

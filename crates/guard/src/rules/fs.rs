@@ -1047,8 +1047,22 @@ impl Walker<'_> {
             );
         }
         // What git ignores is outside the checkpoint (`.env`, a local database): asked of the
-        // directory the glob's matches lie in, or of the directory itself.
-        if self.ctx.fs.holds_ignored(prefix) != Some(false) {
+        // directory the glob's matches lie in, or of the directory itself. A build output or
+        // cache by name (`dist`, `target`: the allowances) that also holds tracked files is the
+        // exception: what git ignores in it is regenerable, as when it holds no tracked file
+        // (then the allowance alone removes it), and its tracked files are held.
+        let regenerable = held_tracked
+            && tracked != Some(false)
+            && self.policy.allowances.matches(
+                &crate::policy::PathForms {
+                    absolute: String::new(),
+                    home: None,
+                    tmpdir: None,
+                    relative: Some(rel.to_owned()),
+                },
+                false,
+            );
+        if !regenerable && self.ctx.fs.holds_ignored(prefix) != Some(false) {
             return Some(
                 "it may hold files git ignores or a nested git repository, which pawl's checkpoint does not keep".to_owned(),
             );

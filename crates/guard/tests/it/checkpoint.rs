@@ -39,6 +39,7 @@ fn with_modes(ctx: &Context) -> pawl_guard::TrackedSet {
     .into_iter()
     .filter(|f| ctx.tracked.is_tracked(f))
     .collect();
+    set.insert("dist/server.js");
     set.insert_gitlink("third_party/lib");
     set
 }
