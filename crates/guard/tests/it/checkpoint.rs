@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use pawl_guard::{Context, Decision, Input, Policy, RuleId, TrackedFiles, evaluate};
+use pawl_guard::{Context, Decision, Input, Policy, RuleId, evaluate};
 
 use crate::ignored::Ignored;
 use crate::support::corpus_context;
