@@ -24,9 +24,17 @@ use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Walker, WriteMode};
 use crate::words::Arg;
 
-/// The agent CLIs' own directories under HOME: writing plans and memory there is the agents'
-/// ordinary work (their settings and hooks inside are protected paths).
-const AGENT_STATE_DIRS: &[&str] = &[".claude", ".gemini"];
+/// The places under HOME where the agent CLIs keep a session's plans, to-do lists and a
+/// project's memory with their own tools: writing there is the agents' ordinary work. Not the
+/// rest of `~/.claude` or `~/.gemini`: instruction files (`CLAUDE.md`, `GEMINI.md`), commands,
+/// agents, skills, plugins and settings there steer every later session — persistence outside
+/// the repository, denied like any other write there.
+const AGENT_STATE_DIRS: &[&str] = &[
+    ".claude/plans",
+    ".claude/todos",
+    ".claude/projects",
+    ".gemini/tmp",
+];
 
 /// The variable a reference at the start of `text` names and the text after the reference:
 /// `$NAME`, `${NAME}`, or `${NAME` with a prefix or suffix pattern removed (`#`, `%`), which
@@ -1571,15 +1579,16 @@ impl Walker<'_> {
         })
     }
 
-    /// Whether `absolute` lies in an agent CLI's own directory under HOME (`~/.claude`,
-    /// `~/.gemini`), where agents keep plans and memory with their own tools; its hook
-    /// settings and hook scripts are protected paths, judged before this.
+    /// Whether `absolute` lies below one of [`AGENT_STATE_DIRS`] in HOME, where agents keep
+    /// plans and memory with their own tools (`~/.claude/plans/x.md`, not `~/.claude/CLAUDE.md`).
     fn is_agent_state(&self, absolute: &str) -> bool {
         self.anchors.home.as_deref().is_some_and(|home| {
             relative_to(absolute, home).is_some_and(|rel| {
-                AGENT_STATE_DIRS
-                    .iter()
-                    .any(|dir| rel.split('/').next() == Some(dir) && rel.len() > dir.len())
+                AGENT_STATE_DIRS.iter().any(|dir| {
+                    rel.strip_prefix(dir)
+                        .and_then(|rest| rest.strip_prefix('/'))
+                        .is_some_and(|rest| !rest.is_empty() && !rest.split('/').any(|c| c == ".."))
+                })
             })
         })
     }
