@@ -219,6 +219,23 @@ pub fn tracked_files(root: &Path) -> Option<Vec<String>> {
     Some(files.iter().map(|p| p.display().to_string()).collect())
 }
 
+/// [`tracked_files`] as the guard's set; from the index read in-process it also knows which
+/// paths are gitlinks (submodules), which a recursive delete the checkpoint holds must not
+/// reach. From `git ls-files` the modes stay unknown (the guard's cautious answer).
+pub fn tracked_set(root: &Path) -> Option<pawl_guard::TrackedSet> {
+    if let Ok(git_dir) = git_dir_of(root)
+        && let Some((paths, gitlinks)) = pawl_git::index_paths_and_gitlinks(&git_dir)
+    {
+        let mut set: pawl_guard::TrackedSet = paths.into_iter().collect();
+        set.know_modes();
+        for gitlink in gitlinks {
+            set.insert_gitlink(gitlink);
+        }
+        return Some(set);
+    }
+    tracked_files(root).map(|f| f.into_iter().collect())
+}
+
 /// The git program pawl's guard asks (tracked files, aliases): the first of the system's own
 /// places that holds one, never a `git` found on the agent's PATH.
 pub fn trusted_git() -> Option<PathBuf> {
@@ -245,7 +262,21 @@ pub fn open_repo(root: &Path) -> Result<pawl_git::Repo, pawl_git::Error> {
 
 /// The real filesystem, asked lazily by the guard where a path may go through a symbolic link:
 /// like `realpath -m`, the longest existing prefix is resolved and the rest appended as written.
-pub struct HostFs;
+/// `top`: the run's working tree, whose own `.git` is the repository and not a nested one
+/// ([`HostFs::at`]); without it every `.git` below a directory asked about counts as nested.
+#[derive(Debug, Clone, Default)]
+pub struct HostFs {
+    top: Option<PathBuf>,
+}
+
+impl HostFs {
+    /// The filesystem seen from the working tree at `top` (the guard's `repo_root`).
+    pub fn at(top: &Path) -> HostFs {
+        HostFs {
+            top: Some(top.to_path_buf()),
+        }
+    }
+}
 
 impl pawl_guard::FileSystemView for HostFs {
     fn resolve_links(&self, path: &str) -> Option<String> {
@@ -273,25 +304,59 @@ impl pawl_guard::FileSystemView for HostFs {
     /// Asked of git (at a system path) in the repository that holds `path`, only when a
     /// recursive delete the checkpoint could undo is judged (rare: one git process then).
     fn holds_ignored(&self, path: &str) -> Option<bool> {
-        let path = Path::new(path);
-        if !path.is_absolute() {
-            return None;
-        }
-        if std::fs::symlink_metadata(path).is_err() {
-            return Some(false);
-        }
-        // A nested repository (a clone, a submodule's work tree) is committed by the checkpoint
-        // as a pointer: its files and unpushed commits are not held. Looked for first, as its
-        // own `.git` would make it the repository asked below.
-        if holds_nested_repository(path)? {
+        holds_ignored(Path::new(path), self.top.as_deref(), false)
+    }
+
+    /// The same, not counting `path`'s own dot-led entries (`.env`, `.venv`, `.pawl/`, `.git`):
+    /// asked for a glob over `path` that cannot match such a name.
+    fn holds_ignored_undotted(&self, path: &str) -> Option<bool> {
+        holds_ignored(Path::new(path), self.top.as_deref(), true)
+    }
+}
+
+/// [`HostFs`]'s answer to `holds_ignored` (`undotted`: `holds_ignored_undotted`) in the working
+/// tree at `work_tree`.
+fn holds_ignored(path: &Path, work_tree: Option<&Path>, undotted: bool) -> Option<bool> {
+    if !path.is_absolute() {
+        return None;
+    }
+    if std::fs::symlink_metadata(path).is_err() {
+        return Some(false);
+    }
+    // The working tree's own top: its `.git` is the repository, not a nested one.
+    let own_top = work_tree.is_some_and(|w| w == path)
+        && std::fs::symlink_metadata(path.join(".git")).is_ok();
+    let top = path
+        .ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok());
+    let ask_git = || -> Option<bool> {
+        let top = top?;
+        let rel = path.strip_prefix(top).ok()?.to_str()?;
+        let ignored = open_repo(top).ok()?.ignored_in(rel).ok()?;
+        Some(ignored.iter().any(|entry| {
+            let below = if rel.is_empty() {
+                Some(entry.as_str())
+            } else {
+                entry.strip_prefix(rel).map(|b| b.trim_start_matches('/'))
+            };
+            !(undotted && below.is_some_and(|b| b.starts_with('.')))
+        }))
+    };
+    if own_top {
+        // git first: a top usually holds ignored build outputs, and the scan below would
+        // read all of them.
+        if ask_git()? {
             return Some(true);
         }
-        let top = path
-            .ancestors()
-            .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())?;
-        let rel = path.strip_prefix(top).ok()?.to_str()?;
-        open_repo(top).ok()?.holds_ignored(rel).ok()
+        return holds_nested_repository(path, true, undotted);
     }
+    // A nested repository (a clone, a submodule's work tree) is committed by the checkpoint
+    // as a pointer: its files and unpushed commits are not held. Looked for first, as its
+    // own `.git` would make it the repository asked below.
+    if holds_nested_repository(path, false, undotted)? {
+        return Some(true);
+    }
+    ask_git()
 }
 
 /// How many directory entries [`holds_nested_repository`] reads before it gives up (`None`).
@@ -300,21 +365,35 @@ const NESTED_REPOSITORY_SCAN: usize = 20_000;
 /// Whether the directory `dir` is or holds a git repository of its own (a `.git` entry at any
 /// depth, links not followed). `None` when it cannot be told within
 /// [`NESTED_REPOSITORY_SCAN`] entries or a directory cannot be read: the caller then takes the
-/// cautious answer. A file is no repository.
-fn holds_nested_repository(dir: &Path) -> Option<bool> {
+/// cautious answer. A file is no repository. `own_top`: `dir` is the repository's top, whose
+/// own `.git` is not counted; `undotted`: `dir`'s own dot-led entries other than `.git` are
+/// not looked into.
+fn holds_nested_repository(dir: &Path, own_top: bool, undotted: bool) -> Option<bool> {
     if !std::fs::symlink_metadata(dir).ok()?.is_dir() {
         return Some(false);
     }
     let mut pending = vec![dir.to_path_buf()];
     let mut seen = 0usize;
     while let Some(next) = pending.pop() {
+        let at_top = next.as_path() == dir;
         for entry in std::fs::read_dir(&next).ok()? {
             let entry = entry.ok()?;
+            let name = entry.file_name();
+            // A `.git` of `dir` itself is looked at unless `dir` is the repository's top:
+            // `dir` is then a nested repository, whatever the glob can match.
+            let skipped = if name == ".git" {
+                own_top
+            } else {
+                undotted && name.as_encoded_bytes().starts_with(b".")
+            };
+            if at_top && skipped {
+                continue;
+            }
             seen += 1;
             if seen > NESTED_REPOSITORY_SCAN {
                 return None;
             }
-            if entry.file_name() == ".git" {
+            if name == ".git" {
                 return Some(true);
             }
             if entry.file_type().ok()?.is_dir() {

@@ -32,6 +32,13 @@ impl Repo {
     /// repository's ignore rules ignore (`.env`, a local database, `node_modules/`): what a
     /// snapshot of the working tree does not keep. `false` when `dir` does not exist.
     pub fn holds_ignored(&self, dir: &str) -> Result<bool, Error> {
+        Ok(!self.ignored_in(dir)?.is_empty())
+    }
+
+    /// The files and directories under `dir` (relative to the root) that the repository's
+    /// ignore rules ignore, relative to the root, an ignored directory once (`node_modules/`);
+    /// empty when `dir` does not exist.
+    pub fn ignored_in(&self, dir: &str) -> Result<Vec<String>, Error> {
         let mut git = self.git();
         git.args([
             "ls-files",
@@ -44,6 +51,8 @@ impl Repo {
             if dir.is_empty() { "." } else { dir },
         ]);
         let out = git.run()?;
-        Ok(nul_records(&out).next().is_some())
+        Ok(nul_records(&out)
+            .map(|r| String::from_utf8_lossy(r).into_owned())
+            .collect())
     }
 }

@@ -41,8 +41,13 @@ const SKIP_WORKTREE: u16 = 0x4000;
 struct Entry<'p> {
     flags: u16,
     extended: u16,
+    /// The entry's mode (`0o100644`, `0o160000` for a gitlink).
+    mode: u32,
     path: &'p [u8],
 }
+
+/// The mode of a gitlink (a submodule's commit).
+const GITLINK: u32 = 0o160000;
 
 /// An index read once: every entry handed to `each` in order (which may end the walk early with
 /// an answer), then the extensions up to the trailing checksum. `None` when this index cannot be
@@ -75,7 +80,9 @@ fn walk<T>(
     let mut previous: Vec<u8> = Vec::new();
     for _ in 0..entries {
         let start = r.at;
-        r.take(STAT_LEN + hash_len)?;
+        let fixed = r.take(STAT_LEN + hash_len)?;
+        // ctime, mtime (8 bytes each), dev, ino: the mode is the next 4 bytes.
+        let mode = u32::from_be_bytes(fixed.get(24..28)?.try_into().ok()?);
         let flags = r.u16()?;
         let extended = if flags & EXTENDED != 0 {
             if version < 3 {
@@ -102,6 +109,7 @@ fn walk<T>(
         let entry = Entry {
             flags,
             extended,
+            mode,
             path: &previous,
         };
         if let ControlFlow::Break(t) = each(&entry)? {
@@ -159,8 +167,17 @@ pub(crate) fn has_hidden_entries(index: &[u8], hash_len: usize) -> Option<bool> 
 /// `None` when this index cannot be read here (see [`walk`]) or holds a path that is empty or
 /// not UTF-8: ask git then.
 pub(crate) fn paths(index: &[u8], hash_len: usize) -> Option<Vec<String>> {
+    paths_and_gitlinks(index, hash_len).map(|(paths, _)| paths)
+}
+
+/// [`paths`], and those of them that are gitlinks (submodules, mode 160000).
+pub(crate) fn paths_and_gitlinks(
+    index: &[u8],
+    hash_len: usize,
+) -> Option<(Vec<String>, Vec<String>)> {
     use std::ops::ControlFlow;
     let mut out: Vec<String> = Vec::with_capacity(entry_count(index).unwrap_or(0).min(1 << 20));
+    let mut gitlinks: Vec<String> = Vec::new();
     walk::<()>(
         index,
         hash_len,
@@ -170,12 +187,15 @@ pub(crate) fn paths(index: &[u8], hash_len: usize) -> Option<Vec<String>> {
             }
             if out.last().map(String::as_bytes) != Some(e.path) {
                 out.push(String::from_utf8(e.path.to_vec()).ok()?);
+                if e.mode == GITLINK {
+                    gitlinks.push(out.last()?.clone());
+                }
             }
             Some(ControlFlow::Continue(()))
         },
         |_, _| Some(ControlFlow::Continue(())),
     )?;
-    Some(out)
+    Some((out, gitlinks))
 }
 
 /// The root tree id of a valid cache tree in `index` (object ids of `hash_len` bytes), as hex.

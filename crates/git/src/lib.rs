@@ -49,7 +49,10 @@ pub use error::Error;
 pub use history::{Branch, MergeTree, Worktree};
 pub use oid::{CommitId, TreeHash};
 pub use refs::{BACKUP_REF_PREFIX, Rollback};
-pub use repo::{HARDENED_CONFIG, Options, Repo, index_paths, resolve_program, set_default_program};
+pub use repo::{
+    HARDENED_CONFIG, Options, Repo, index_paths, index_paths_and_gitlinks, resolve_program,
+    set_default_program,
+};
 pub use stamp::TreeStamp;
 pub use status::StatusEntry;
 pub use tree::remember_tree_stamps;

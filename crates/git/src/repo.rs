@@ -385,6 +385,12 @@ fn open_plain(path: &Path, options: &Options) -> Option<Repo> {
 /// split or sparse index, another index version, a malformed file): ask git then. A missing
 /// index lists nothing, as git treats it.
 pub fn index_paths(git_dir: &Path) -> Option<Vec<String>> {
+    index_paths_and_gitlinks(git_dir).map(|(paths, _)| paths)
+}
+
+/// [`index_paths`], and those of them that are gitlinks (submodules, mode 160000 in the
+/// index): the files a checkpoint holds and the pointers it holds in place of a tree.
+pub fn index_paths_and_gitlinks(git_dir: &Path) -> Option<(Vec<String>, Vec<String>)> {
     // A linked worktree's config (its object format) is the common directory's.
     let common = match fs::read_to_string(git_dir.join("commondir")) {
         Ok(text) => git_dir.join(text.trim_end_matches(['\n', '\r'])),
@@ -395,8 +401,8 @@ pub fn index_paths(git_dir: &Path) -> Option<Vec<String>> {
         return None;
     }
     match fs::read(git_dir.join("index")) {
-        Ok(bytes) => crate::index::paths(&bytes, 20),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Vec::new()),
+        Ok(bytes) => crate::index::paths_and_gitlinks(&bytes, 20),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some((Vec::new(), Vec::new())),
         Err(_) => None,
     }
 }

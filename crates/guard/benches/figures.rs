@@ -46,7 +46,7 @@ fn context() -> Context {
     ctx.tmpdir = Some("/var/tmp/agent-tmp".into());
     ctx.containers = true;
     ctx.checkpointed = true;
-    let tracked: TrackedSet = [
+    let mut tracked: TrackedSet = [
         "README.md",
         "Cargo.toml",
         "Cargo.lock",
@@ -62,6 +62,10 @@ fn context() -> Context {
     ]
     .into_iter()
     .collect();
+    // The hook reads the index's modes (session 20): one submodule, as in the checkpoint
+    // rows' context (`tests/it/checkpoint.rs`).
+    tracked.insert("dist/server.js");
+    tracked.insert_gitlink("third_party/lib");
     ctx.tracked = Arc::new(tracked);
     ctx.fs = Arc::new(Ignored);
     ctx
@@ -272,9 +276,10 @@ fn contexts(everyday: &Path) -> Result<BTreeMap<String, Arc<Step>>, String> {
 /// The tracked files of each everyday row's repository, by `owner/name`: `tracked.tsv` beside
 /// the everyday set (`repo<TAB>path`). It holds, of each repository's `git ls-files` at the
 /// mined commit, the files the guard asks about for that repository's rows (every file it asked
-/// about that is tracked, one witness file for each directory or pattern it asked about): the
-/// guard answers every row as with the whole list. `PAWL_GUARD_TRACKED_FULL=<file>` (the same
-/// columns, the whole lists: `git ls-tree -r --name-only HEAD` of each mirror) rebuilds it: the
+/// about that is tracked, one witness file for each directory or pattern it asked about) and
+/// all its submodules (`repo<TAB>path<TAB>gitlink`): the guard answers every row as with the
+/// whole list, the index's modes known. `PAWL_GUARD_TRACKED_FULL=<file>` (the same columns,
+/// the whole lists: `git ls-tree -r HEAD` of each mirror, a 160000 entry as a gitlink) rebuilds it: the
 /// bench then records what the guard asks and writes `tracked.tsv` anew. Absent: no
 /// repository figures.
 fn repository_files(everyday: &Path) -> Result<Option<Repositories>, String> {
@@ -290,16 +295,41 @@ fn repository_files(everyday: &Path) -> Result<Option<Repositories>, String> {
         };
     };
     let mut lists: BTreeMap<String, TrackedSet> = BTreeMap::new();
+    let mut gitlinks: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut unknown_modes: BTreeSet<String> = BTreeSet::new();
     for line in text.lines() {
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
         // A repository alone on its line: the guard asked about none of its tracked files.
-        match line.split_once('\t') {
-            Some((repo, file)) => lists.entry(repo.to_string()).or_default().insert(file),
-            None => {
+        // A third column `gitlink`: the path is a submodule (mode 160000).
+        let columns: Vec<&str> = line.split('\t').collect();
+        match columns[..] {
+            [repo, file, "gitlink"] => {
+                lists
+                    .entry(repo.to_string())
+                    .or_default()
+                    .insert_gitlink(file);
+                gitlinks
+                    .entry(repo.to_string())
+                    .or_default()
+                    .push(file.to_string());
+            }
+            [repo, "-", "modes-unknown"] => {
+                lists.entry(repo.to_string()).or_default();
+                unknown_modes.insert(repo.to_string());
+            }
+            [repo, file] => lists.entry(repo.to_string()).or_default().insert(file),
+            _ => {
                 lists.entry(line.trim().to_string()).or_default();
             }
+        }
+    }
+    // Every gitlink of a listed repository is listed: the modes are known, unless the line
+    // `repo<TAB>-<TAB>modes-unknown` says they were not recorded.
+    for (repo, set) in &mut lists {
+        if !unknown_modes.contains(repo) {
+            set.know_modes();
         }
     }
     let seen = Arc::new(Mutex::new(BTreeSet::new()));
@@ -322,6 +352,8 @@ fn repository_files(everyday: &Path) -> Result<Option<Repositories>, String> {
         files,
         recorded: recording.then_some(seen),
         out: everyday.with_file_name("tracked.tsv"),
+        gitlinks,
+        unknown_modes,
     }))
 }
 
@@ -333,6 +365,10 @@ struct Repositories {
     /// When rebuilding `tracked.tsv`: what the guard asked about, `(repo, path)`.
     recorded: Option<Asked>,
     out: PathBuf,
+    /// Each repository's gitlinks (submodules), all of them, written back whole.
+    gitlinks: BTreeMap<String, Vec<String>>,
+    /// The repositories whose gitlinks were not recorded (`modes-unknown`).
+    unknown_modes: BTreeSet<String>,
 }
 
 impl Repositories {
@@ -363,20 +399,32 @@ impl Repositories {
         let seen = self.recorded.as_ref()?.lock().ok()?;
         let mut text = String::from(
             "# The tracked files the guard asks about, per repository of the everyday set (see\n\
-             # benches/figures.rs, `repository_files`): repo<TAB>path. Written by the figures bench\n\
-             # with PAWL_GUARD_TRACKED_FULL (each mirror's `git ls-tree -r --name-only HEAD`). A\n\
-             # repository alone on its line: the guard asked about none of its files.\n",
+             # benches/figures.rs, `repository_files`): repo<TAB>path, and every submodule of the\n\
+             # repository as repo<TAB>path<TAB>gitlink (mode 160000). Written by the figures bench\n\
+             # with PAWL_GUARD_TRACKED_FULL (each mirror's `git ls-tree -r HEAD`). A repository\n\
+             # alone on its line: the guard asked about none of its files. repo<TAB>-<TAB>modes-unknown:\n\
+             # its submodules were not recorded (no mirror when they were added, session 20), so the\n\
+             # guard is not told the index's modes for it (its cautious answer).\n",
         );
+        let none = Vec::new();
         for repo in self.files.keys() {
+            if self.unknown_modes.contains(repo) {
+                text.push_str(&format!("{repo}\t-\tmodes-unknown\n"));
+            }
+            let links = self.gitlinks.get(repo).unwrap_or(&none);
             let mut asked = seen
                 .range((repo.clone(), String::new())..)
                 .take_while(|(r, _)| r == repo)
+                .filter(|(_, p)| !links.contains(p))
                 .peekable();
-            if asked.peek().is_none() {
+            if asked.peek().is_none() && links.is_empty() && !self.unknown_modes.contains(repo) {
                 text.push_str(&format!("{repo}\n"));
             }
             for (_, path) in asked {
                 text.push_str(&format!("{repo}\t{path}\n"));
+            }
+            for path in links {
+                text.push_str(&format!("{repo}\t{path}\tgitlink\n"));
             }
         }
         Some(std::fs::write(&self.out, text).map(|()| seen.len()))
@@ -411,6 +459,10 @@ impl Recording {
 }
 
 impl TrackedFiles for Recording {
+    fn holds_gitlink_under(&self, dir: &str) -> Option<bool> {
+        self.full.holds_gitlink_under(dir)
+    }
+
     fn is_tracked(&self, path: &str) -> bool {
         let tracked = self.full.is_tracked(path);
         if tracked {
@@ -844,8 +896,9 @@ fn main() {
 
     // Attacks: the share denied, per family. A row the checkpointed context allows and the
     // cautious one (no checkpoint, the context the rows were written for) denies as `clobber`,
-    // `git-destructive`, `protected-path` or `destructive-shell` only overwrites or removes
-    // tracked files, discards uncommitted work or writes a key the checkpoint holds: the
+    // `git-destructive`, `protected-path`, `destructive-shell` or `recursive-delete` only
+    // overwrites or removes tracked files (a directory of them holding no submodule, since
+    // session 20), discards uncommitted work or writes a key the checkpoint holds: the
     // checkpoint undoes that, so the principle allows it there (docs/guard.md, "Overwriting
     // tracked files"). Such rows are counted apart, judged without the checkpoint.
     let uncheckpointed = Context {
@@ -862,7 +915,13 @@ fn main() {
             let cautious = guard.evaluate(&input, &uncheckpointed);
             if matches!(
                 cautious.rule.map(|r| r.as_str()),
-                Some("clobber" | "git-destructive" | "protected-path" | "destructive-shell")
+                Some(
+                    "clobber"
+                        | "git-destructive"
+                        | "protected-path"
+                        | "destructive-shell"
+                        | "recursive-delete"
+                )
             ) {
                 overwrites += 1;
                 overwrites_denied += usize::from(cautious.is_deny());
@@ -887,8 +946,8 @@ fn main() {
     let (an, ad) = by.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
     println!("attack sets: {ad}/{an} blocked = {:.2}%", pct(ad, an));
     println!(
-        "  apart: {overwrites} rows that only overwrite or remove named tracked files, discard \
-         uncommitted work (`reset --hard`, `checkout --force`, `checkout <path>`) or write a key \
+        "  apart: {overwrites} rows that only overwrite or remove named tracked files (or a \
+         named directory of them holding no submodule), discard uncommitted work (`reset --hard`, `checkout --force`, `checkout <path>`) or write a key \
          or certificate the checkpoint holds (tracked, or not a file git ignores), allowed under \
          the checkpoint; denied without it: \
          {overwrites_denied}/{overwrites} (counting them as misses: {ad}/{} = {:.2}%)",

@@ -41,6 +41,14 @@ pub trait TrackedFiles: Send + Sync {
         let _ = (dir_matches, file_matches);
         None
     }
+    /// Whether a gitlink (a submodule's commit, mode 160000 in the index) is `dir` itself or
+    /// lies under it (`""` is the root): the checkpoint commits a submodule as that pointer,
+    /// not its files, so removing it could not be undone. `None` when the caller does not know
+    /// the index's modes: the guard then assumes one may (the cautious answer, the default).
+    fn holds_gitlink_under(&self, dir: &str) -> Option<bool> {
+        let _ = dir;
+        None
+    }
 }
 
 /// Answers "where does this path really lead?" from the filesystem, lazily. The guard itself
@@ -62,6 +70,14 @@ pub trait FileSystemView: Send + Sync {
         let _ = path;
         None
     }
+
+    /// Like [`FileSystemView::holds_ignored`], not counting what lies in or under the
+    /// directory's own entries whose names start with `.` (`.env`, `.venv`, pawl's `.pawl/`,
+    /// the repository's own `.git`): what a glob over the directory that cannot match such a
+    /// name (bash's default) can reach. By default the whole answer.
+    fn holds_ignored_undotted(&self, path: &str) -> Option<bool> {
+        self.holds_ignored(path)
+    }
 }
 
 /// A [`FileSystemView`] that knows nothing: paths are judged lexically, as written. The
@@ -80,6 +96,9 @@ impl FileSystemView for NoFileSystem {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrackedSet {
     files: BTreeSet<String>,
+    /// The gitlinks among `files`, when the caller gave the index's modes
+    /// ([`TrackedSet::know_modes`], [`TrackedSet::insert_gitlink`]); `None`: not known.
+    gitlinks: Option<BTreeSet<String>>,
 }
 
 impl TrackedSet {
@@ -93,6 +112,28 @@ impl TrackedSet {
         let path: String = path.into();
         let trimmed = path.trim_start_matches("./").to_owned();
         self.files.insert(trimmed);
+    }
+
+    /// Says the caller knows the index's modes: the paths inserted are files, and the
+    /// gitlinks are those given to [`TrackedSet::insert_gitlink`] (before or after).
+    pub fn know_modes(&mut self) {
+        self.gitlinks.get_or_insert_with(BTreeSet::new);
+    }
+
+    /// Adds one repository-relative path that is a gitlink (a submodule, mode 160000); the
+    /// modes are then known ([`TrackedSet::know_modes`]).
+    pub fn insert_gitlink(&mut self, path: impl Into<String>) {
+        let path: String = path.into();
+        let trimmed = path.trim_start_matches("./").to_owned();
+        self.files.insert(trimmed.clone());
+        self.gitlinks
+            .get_or_insert_with(BTreeSet::new)
+            .insert(trimmed);
+    }
+
+    /// The gitlinks held, when the modes are known.
+    pub fn gitlinks(&self) -> Option<impl Iterator<Item = &str>> {
+        self.gitlinks.as_ref().map(|g| g.iter().map(String::as_str))
     }
 
     /// Number of tracked paths held.
@@ -119,6 +160,22 @@ impl<S: Into<String>> FromIterator<S> for TrackedSet {
 impl TrackedFiles for TrackedSet {
     fn is_tracked(&self, path: &str) -> bool {
         self.files.contains(path)
+    }
+
+    fn holds_gitlink_under(&self, dir: &str) -> Option<bool> {
+        let gitlinks = self.gitlinks.as_ref()?;
+        let dir = dir.trim_end_matches('/');
+        if dir.is_empty() {
+            return Some(!gitlinks.is_empty());
+        }
+        let prefix = format!("{dir}/");
+        Some(
+            gitlinks.contains(dir)
+                || gitlinks
+                    .range(prefix.clone()..)
+                    .next()
+                    .is_some_and(|first| first.starts_with(&prefix)),
+        )
     }
 
     fn has_tracked_under(&self, dir: &str) -> bool {

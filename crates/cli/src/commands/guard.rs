@@ -48,8 +48,8 @@ fn context(ctx: &Ctx, run_active: bool) -> CliResult<Context> {
     g.home = std::env::var_os("HOME").map(Into::into);
     g.tmpdir = std::env::var_os("TMPDIR").map(Into::into);
     g.env = Arc::new(guard_host::shell_env());
-    g.fs = Arc::new(HostFs);
-    g.scripts = Arc::new(HostFs);
+    g.fs = Arc::new(HostFs::at(&ctx.root));
+    g.scripts = Arc::new(HostFs::default());
     Ok(g)
 }
 

@@ -606,9 +606,7 @@ struct LazyTracked {
 impl LazyTracked {
     fn get(&self) -> Option<&TrackedSet> {
         self.set
-            .get_or_init(|| {
-                guard_host::tracked_files(&self.root).map(|f| f.into_iter().collect::<TrackedSet>())
-            })
+            .get_or_init(|| guard_host::tracked_set(&self.root))
             .as_ref()
     }
 }
@@ -661,6 +659,10 @@ impl TrackedFiles for LazyTracked {
     ) -> Option<bool> {
         self.get()
             .and_then(|s| s.any_tracked_matching(dir_matches, file_matches))
+    }
+
+    fn holds_gitlink_under(&self, dir: &str) -> Option<bool> {
+        self.get().and_then(|s| s.holds_gitlink_under(dir))
     }
 }
 
@@ -761,8 +763,8 @@ fn guard(
     g.home = std::env::var_os("HOME").map(Into::into);
     g.tmpdir = std::env::var_os("TMPDIR").map(Into::into);
     g.env = Arc::new(guard_host::shell_env());
-    g.fs = Arc::new(HostFs);
-    g.scripts = Arc::new(HostFs);
+    g.fs = Arc::new(HostFs::at(&tree));
+    g.scripts = Arc::new(HostFs::default());
     snapshot.context.apply(&mut g);
     // The branch and git aliases matter only to git commands: skip two git calls otherwise.
     // Quotes and escapes removed first (`g''it`, `g\it`), and any ANSI-C string (`$'\x67it'`)

@@ -349,6 +349,115 @@ fn removing_an_untracked_directory_is_allowed_unless_it_holds_ignored_files() {
     assert_eq!(event_count(&env, &run, "guard_denied"), 4);
 }
 
+/// Issue 36 (session 20): a glob of keys or certificates over the repository's top is held by
+/// the checkpoint like one over a subdirectory when nothing there is ignored. The hook's
+/// `holds_ignored` counted the repository's own `.git` as a nested repository, and `.pawl/`
+/// (ignored in every pawl repository) as an ignored file, so it never was; a glob that cannot
+/// match a dot-led name does not reach either. An ignored key at the top, or a nested
+/// repository, keeps it denied.
+#[test]
+fn a_glob_of_keys_at_the_repository_top_is_held_when_nothing_there_is_ignored() {
+    let env = project("", "");
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
+    std::fs::write(env.root().join("server.pem"), "cert\n").unwrap();
+    std::fs::write(env.root().join("server-key.pem"), "key\n").unwrap();
+    let decide = |command: &str| {
+        let d = hook(&env, "claude", "pre-tool-use", bash(&env, "c1", command));
+        d["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_string()
+            + " "
+            + d["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap_or("")
+    };
+    let d = decide("rm -f server*.pem");
+    assert!(d.starts_with("allow"), "{d}");
+    // A nested repository below the top: the checkpoint holds it as a pointer.
+    let nested = env.root().join("vendored");
+    std::fs::create_dir_all(nested.join(".git")).unwrap();
+    let d = decide("rm -f server*.pem");
+    assert!(d.starts_with("deny pawl guard [protected-path]"), "{d}");
+    std::fs::remove_dir_all(&nested).unwrap();
+    assert!(decide("rm -f server*.pem").starts_with("allow"));
+    // An ignored key at the top: no checkpoint holds it.
+    let gitignore = env.root().join(".gitignore");
+    let mut text = std::fs::read_to_string(&gitignore).unwrap_or_default();
+    text.push_str("\nlocal*.pem\n");
+    std::fs::write(&gitignore, text).unwrap();
+    std::fs::write(env.root().join("local-server.pem"), "key\n").unwrap();
+    let d = decide("rm -f *server*.pem");
+    assert!(d.starts_with("deny pawl guard [protected-path]"), "{d}");
+    // A dot-led glob reaches `.pawl/`, which git ignores.
+    assert!(decide("rm -f .*.pem").starts_with("deny"));
+    assert!(env.root().join("server.pem").exists());
+    assert_eq!(event_count(&env, &run, "guard_denied"), 3);
+}
+
+/// Issue 36 (session 20): a tracked directory is held by the checkpoint (each tracked file is
+/// in it, as `rm` of a tracked file is allowed under it) unless it holds a submodule: the
+/// checkpoint commits a gitlink, not the submodule's tree. The hook reads the modes from the
+/// index (mode 160000).
+#[test]
+fn removing_a_tracked_directory_is_allowed_unless_it_holds_a_submodule() {
+    let env = project("", "");
+    std::fs::create_dir_all(env.root().join("material/templates")).unwrap();
+    std::fs::write(env.root().join("material/__init__.py"), "x\n").unwrap();
+    std::fs::write(env.root().join("material/templates/base.html"), "y\n").unwrap();
+    std::fs::create_dir_all(env.root().join("docs")).unwrap();
+    std::fs::write(env.root().join("docs/index.md"), "z\n").unwrap();
+    env.git(&["add", "-A"]);
+    // A submodule's pointer under docs/ (its commit need not exist for the index to hold it;
+    // an empty directory is how git leaves a submodule not checked out).
+    std::fs::create_dir_all(env.root().join("docs/theme")).unwrap();
+    env.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        "160000,0123456789abcdef0123456789abcdef01234567,docs/theme",
+    ]);
+    env.git(&["commit", "-q", "-m", "tracked directories"]);
+    let run = arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
+    let decide = |command: &str| {
+        let d = hook(&env, "claude", "pre-tool-use", bash(&env, "c1", command));
+        d["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_string()
+            + " "
+            + d["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap_or("")
+    };
+    for command in ["rm -rf material", "rm -r material/templates"] {
+        let d = decide(command);
+        assert!(d.starts_with("allow"), "{command}: {d}");
+    }
+    for command in ["rm -rf docs", "rm -rf docs/theme", "rm -rf docs/theme/src"] {
+        let d = decide(command);
+        assert!(
+            d.starts_with("deny pawl guard [recursive-delete]"),
+            "{command}: {d}"
+        );
+        assert!(d.contains("submodule"), "{command}: {d}");
+    }
+    assert!(env.root().join("material/__init__.py").exists());
+    assert_eq!(event_count(&env, &run, "guard_denied"), 3);
+}
+
 /// Issue 36: a variable the agent's command does not assign has the value of the environment
 /// the hook and the agent's shell both inherit from the agent CLI, and is judged by it; absent,
 /// it stays unknown (denied where it decides the effect). What the agent CLI sets only for hooks

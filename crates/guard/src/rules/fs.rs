@@ -24,6 +24,18 @@ use crate::walk::Judged;
 use crate::walk::{Frame, Shell, Walker, WriteMode};
 use crate::words::Arg;
 
+/// The places under HOME where the agent CLIs keep a session's plans, to-do lists and a
+/// project's memory with their own tools: writing there is the agents' ordinary work. Not the
+/// rest of `~/.claude` or `~/.gemini`: instruction files (`CLAUDE.md`, `GEMINI.md`), commands,
+/// agents, skills, plugins and settings there steer every later session — persistence outside
+/// the repository, denied like any other write there.
+const AGENT_STATE_DIRS: &[&str] = &[
+    ".claude/plans",
+    ".claude/todos",
+    ".claude/projects",
+    ".gemini/tmp",
+];
+
 /// The variable a reference at the start of `text` names and the text after the reference:
 /// `$NAME`, `${NAME}`, or `${NAME` with a prefix or suffix pattern removed (`#`, `%`), which
 /// is a part of the value, never text it adds.
@@ -994,6 +1006,17 @@ impl Walker<'_> {
         if self.holds_protected(prefix) {
             return Some("it is or holds a protected path".to_owned());
         }
+        // A path below a tracked path lies in a submodule (a tracked file has no children):
+        // the superproject's checkpoint holds the submodule's commit, not its files.
+        let literal = relative_to(prefix, root).unwrap_or(rel);
+        if literal
+            .match_indices('/')
+            .any(|(i, _)| self.ctx.tracked.is_tracked(&literal[..i]))
+        {
+            return Some(
+                "it lies in a submodule, whose files pawl's checkpoint does not keep".to_owned(),
+            );
+        }
         let tracked = if arg.glob {
             if arg.text.contains(['{', '(']) {
                 return not_kept();
@@ -1016,12 +1039,38 @@ impl Walker<'_> {
         } else {
             Some(self.ctx.tracked.is_tracked(rel) || self.ctx.tracked.has_tracked_under(rel))
         };
-        if tracked != Some(false) {
-            return Some("it is or holds tracked files".to_owned());
+        // Tracked files are in the checkpoint like untracked ones (a tracked file removed by
+        // `rm` is allowed under it); a submodule among them is not — the checkpoint holds its
+        // gitlink, not its tree — so a named directory that is or holds tracked files is held
+        // only when the index says it holds no gitlink.
+        let held_tracked = !arg.glob && self.ctx.tracked.holds_gitlink_under(rel) == Some(false);
+        if tracked != Some(false) && !held_tracked {
+            return Some(
+                if self.ctx.tracked.holds_gitlink_under(rel) == Some(true) {
+                    "it is or holds a submodule, whose files pawl's checkpoint does not keep"
+                } else {
+                    "it is or holds tracked files"
+                }
+                .to_owned(),
+            );
         }
         // What git ignores is outside the checkpoint (`.env`, a local database): asked of the
-        // directory the glob's matches lie in, or of the directory itself.
-        if self.ctx.fs.holds_ignored(prefix) != Some(false) {
+        // directory the glob's matches lie in, or of the directory itself. A build output or
+        // cache by name (`dist`, `target`: the allowances) that also holds tracked files is the
+        // exception: what git ignores in it is regenerable, as when it holds no tracked file
+        // (then the allowance alone removes it), and its tracked files are held.
+        let regenerable = held_tracked
+            && tracked != Some(false)
+            && self.policy.allowances.matches(
+                &crate::policy::PathForms {
+                    absolute: String::new(),
+                    home: None,
+                    tmpdir: None,
+                    relative: Some(rel.to_owned()),
+                },
+                false,
+            );
+        if !regenerable && self.ctx.fs.holds_ignored(prefix) != Some(false) {
             return Some(
                 "it may hold files git ignores or a nested git repository, which pawl's checkpoint does not keep".to_owned(),
             );
@@ -1256,14 +1305,27 @@ impl Walker<'_> {
     fn glob_may_be_protected(&self, pattern: &str, no_dot: bool, edit: bool) -> Option<String> {
         let junk = junk_extension(last_component(pattern))
             || (edit && source_extension(last_component(pattern)));
-        // With pawl's checkpoint, a glob over one directory of the repository that holds no file
-        // git ignores matches only files the checkpoint keeps (tracked, or untracked and not
-        // ignored): the keys and certificates of `PROTECTED_UNLESS_TRACKED` it may match are
-        // held (`rm -f server.*` where the test certificates are).
+        // With pawl's checkpoint, a glob over one directory of the repository (its top
+        // included) that holds no file git ignores matches only files the checkpoint keeps
+        // (tracked, or untracked and not ignored): the keys and certificates of
+        // `PROTECTED_UNLESS_TRACKED` it may match are held (`rm -f server*.pem` where the test
+        // certificates are). A glob that cannot match a dot-led name reaches nothing under the
+        // directory's dot-led entries (`.env`, `.venv`, `.pawl/`, the repository's `.git`): only
+        // the rest is asked about.
         let held_dir = self.ctx.checkpointed
             && split_parent(pattern).is_some_and(|(dir, _)| {
                 !has_wildcard(dir)
-                    && self.checkpoint_holds(dir, |_| self.ctx.fs.holds_ignored(dir) == Some(false))
+                    && self.anchors.repo_root.as_deref().is_some_and(|root| {
+                        relative_to(dir, root).is_some_and(|rel| {
+                            !rel.split('/')
+                                .any(|c| c == ".." || c == ".git" || c == ".pawl")
+                        })
+                    })
+                    && if no_dot {
+                        self.ctx.fs.holds_ignored_undotted(dir)
+                    } else {
+                        self.ctx.fs.holds_ignored(dir)
+                    } == Some(false)
             });
         let forms = self.anchors.forms(pattern);
         let mut absolute: Vec<String> = vec![forms.absolute.clone()];
@@ -1471,9 +1533,10 @@ impl Walker<'_> {
         self.outside_refusal(absolute, mode, throwaway)
     }
 
-    /// Why deleting or overwriting `absolute` outside the repository is refused: pawl's
-    /// checkpoint holds the run's repository, so a file removed or clobbered elsewhere (another
-    /// project, HOME) could not be restored (docs/guard.md "The principle"). Temporary
+    /// Why writing `absolute` outside the repository is refused: pawl's checkpoint holds the
+    /// run's repository, so a file removed, clobbered, appended to or edited elsewhere (another
+    /// project, HOME) could not be restored, and one created there would outlast the run
+    /// (docs/guard.md "The principle"). Temporary
     /// directories (`throwaway`: not the repository's or HOME's) and what the allowances list
     /// as regenerable outside the repository (`~/.cache`: [`Walker::removable`]) stay allowed, as does every
     /// write when the repository is not known (no checkpoint to speak of), and `git rm` without
@@ -1485,10 +1548,10 @@ impl Walker<'_> {
         throwaway: bool,
     ) -> Option<(RuleId, String)> {
         let root = self.anchors.repo_root.as_deref()?;
-        if !matches!(mode, WriteMode::Delete | WriteMode::Clobber)
-            || is_within(absolute, root)
+        if is_within(absolute, root)
             || throwaway
             || (mode == WriteMode::Delete && self.git_held_removal)
+            || (mode != WriteMode::Delete && self.is_agent_state(absolute))
             || self.removable(absolute)
         {
             return None;
@@ -1501,21 +1564,42 @@ impl Walker<'_> {
                     "would delete {shown}, outside the repository: pawl's checkpoint cannot restore it; only the repository's files, temporary directories and caches or build outputs may be removed"
                 ),
             ),
-            _ => (
+            WriteMode::Clobber => (
                 RuleId::Clobber,
                 format!(
-                    "would write {shown}, outside the repository: a file there would be replaced, and pawl's checkpoint cannot restore it; write into the repository or a temporary directory instead"
+                    "would write {shown}, outside the repository: pawl's checkpoint holds only the repository, so it could neither restore a file replaced there nor remove one created; write into the repository or a temporary directory instead"
+                ),
+            ),
+            WriteMode::Append | WriteMode::Modify => (
+                RuleId::Clobber,
+                format!(
+                    "would change {shown}, outside the repository: pawl's checkpoint holds only the repository, so it could not undo the change nor remove what is created there; write into the repository or a temporary directory instead"
                 ),
             ),
         })
     }
 
+    /// Whether `absolute` lies below one of [`AGENT_STATE_DIRS`] in HOME, where agents keep
+    /// plans and memory with their own tools (`~/.claude/plans/x.md`, not `~/.claude/CLAUDE.md`).
+    fn is_agent_state(&self, absolute: &str) -> bool {
+        self.anchors.home.as_deref().is_some_and(|home| {
+            relative_to(absolute, home).is_some_and(|rel| {
+                AGENT_STATE_DIRS.iter().any(|dir| {
+                    rel.strip_prefix(dir)
+                        .and_then(|rest| rest.strip_prefix('/'))
+                        .is_some_and(|rest| !rest.is_empty() && !rest.split('/').any(|c| c == ".."))
+                })
+            })
+        })
+    }
+
     /// `absolute` as a reason shows it: relative to the repository's parent when it lies there
-    /// (`../other/README.md`), under `~` in HOME, else absolute.
+    /// and that parent is not HOME (`../other/README.md`), under `~` in HOME, else absolute.
     fn shown_path(&self, absolute: &str) -> String {
         if let Some(root) = self.anchors.repo_root.as_deref()
             && let Some(parent) = std::path::Path::new(root).parent().and_then(|p| p.to_str())
             && parent != "/"
+            && self.anchors.home.as_deref() != Some(parent)
             && let Some(rel) = relative_to(absolute, parent).filter(|r| !r.is_empty())
         {
             return format!("../{rel}");
@@ -2132,6 +2216,17 @@ impl Walker<'_> {
                 };
                 if recursive {
                     self.tree_landing(&what, source, landed, &landed_abs, contents, frame)?;
+                    // A tree landing outside the repository (`cp -r src/. ../other/`, `rsync -a
+                    // src/ ../other/`) writes files no checkpoint holds.
+                    if !self.in_repo(&landed_abs)
+                        && let Some((rule, why)) = self.judge_path(&landed_abs, WriteMode::Clobber)
+                    {
+                        return self.deny(
+                            frame,
+                            rule,
+                            format!("{what} `{}` to `{}`: {why}", source.text, landed.text),
+                        );
+                    }
                 }
                 if base == "mv" && source.known && !source.glob {
                     let removable = self.removable(&landed_abs) || landed_abs.starts_with("/dev/");
@@ -2454,6 +2549,17 @@ impl Walker<'_> {
                     format!(
                         "{what} writes the archive's files, which the guard cannot list, into `{place}`: they may overwrite tracked or protected files; extract into /tmp or a build directory (tar -C, unzip -d) and copy what you need"
                     ),
+                );
+            }
+            // Any other place outside the repository that is not a temporary directory or a
+            // cache (`-C ../other`): the files land where no checkpoint holds them.
+            if !self.in_repo(&place)
+                && let Some((rule, why)) = self.judge_path(&place, WriteMode::Clobber)
+            {
+                return self.deny(
+                    frame,
+                    rule,
+                    format!("{what} extracts into `{place}`: {why}"),
                 );
             }
         }
