@@ -1822,15 +1822,13 @@ fn real_goals() -> Vec<RealGoal> {
 
 /// The goals bench's goals on real projects are well formed (in CI, no network): each names a
 /// recipe, comes from a goal of `corpus/goals/goals.tsv` with the same set and expected
-/// verdict, and every goal the mechanical rule picks there (number ≡ 1 mod 5) is on every
-/// project.
+/// verdict, every goal the mechanical rule picks there (number ≡ 1 mod 5) is on every
+/// project, and every ecosystem of the suite (Python, Node, Rust, Go) has a project with goals.
 #[test]
 fn real_goals_are_well_formed() {
-    let recipes: Vec<String> = load_recipes()
-        .into_iter()
-        .filter_map(Result::ok)
-        .map(|r| r.id)
-        .collect();
+    let recipes: Vec<Recipe> = load_recipes().into_iter().filter_map(Result::ok).collect();
+    // The ecosystem of a recipe: its set-up kind's first word (`py`, `node`, `rust`, `go`).
+    let ecosystem = |r: &Recipe| r.setup_kind.split('-').next().unwrap_or("").to_owned();
     let base = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/goals/goals.tsv"),
     )
@@ -1849,7 +1847,7 @@ fn real_goals_are_well_formed() {
     for g in &goals {
         assert!(ids.insert(g.id.clone()), "duplicate id {}", g.id);
         assert!(
-            recipes.contains(&g.project),
+            recipes.iter().any(|r| r.id == g.project),
             "{}: no recipe {}",
             g.id,
             g.project
@@ -1865,6 +1863,20 @@ fn real_goals_are_well_formed() {
         assert!(!g.goal.trim().is_empty(), "{}", g.id);
     }
     assert!(projects.len() >= 3, "{projects:?}");
+    // Every ecosystem of the suite has its goals (a project of each: Python, Node, Rust, Go).
+    let covered: std::collections::BTreeSet<String> = recipes
+        .iter()
+        .filter(|r| projects.contains(&r.id))
+        .map(ecosystem)
+        .collect();
+    for r in &recipes {
+        assert!(
+            covered.contains(&ecosystem(r)),
+            "no goals on a project of the ecosystem of {} ({}): add one to real.tsv",
+            r.id,
+            r.setup_kind
+        );
+    }
     let picked: Vec<&String> = base
         .keys()
         .filter(|id| id[1..].parse::<u32>().is_ok_and(|n| n % 5 == 1))
