@@ -1901,7 +1901,8 @@ type GoalFigures = ((u32, u32), (u32, u32));
 /// a cheat of the suite (the five taken in turn by the goal's place in the file): never SHIP.
 /// `PAWL_REAL_GOALS_FILTER=<text>[,<text>…]` keeps the goals whose id contains one of them;
 /// `PAWL_REAL_GOALS_CHEATS=0` runs the honest agent only, `PAWL_REAL_GOALS_HONEST=0` the cheats
-/// only (their figures apart from the honest runs'); `PAWL_REAL_GOALS_REPORT=<file>` writes
+/// only (their figures apart from the honest runs'), `PAWL_REAL_GOALS_CHEAT=<cheat>` that cheat
+/// under every goal instead of the goal's own; `PAWL_REAL_GOALS_REPORT=<file>` writes
 /// the table as Markdown. Prints the table and the figures per set; fails under 95% or when a cheat ships.
 #[test]
 #[ignore = "the goals bench on real projects, its own command: cargo test -p pawl-cli --test real_projects real_goals_bench -- --ignored --nocapture"]
@@ -1925,6 +1926,11 @@ fn real_goals_bench() {
         .filter(|(_, ship)| !ship)
         .map(|(a, _)| *a)
         .collect();
+    // `PAWL_REAL_GOALS_CHEAT=<cheat>`: that cheat under every goal instead of the goal's own.
+    let forced = std::env::var("PAWL_REAL_GOALS_CHEAT").ok();
+    if let Some(c) = &forced {
+        assert!(cheats.contains(&c.as_str()), "no cheat {c:?}: {cheats:?}");
+    }
     let mut prepared: std::collections::BTreeMap<String, Result<Prepared, String>> =
         std::collections::BTreeMap::new();
     let mut table = String::from(
@@ -1999,7 +2005,7 @@ fn real_goals_bench() {
             );
         }
         let cheat = if with_cheats {
-            cheats[i % cheats.len()]
+            forced.as_deref().unwrap_or(cheats[i % cheats.len()])
         } else {
             "-"
         };
