@@ -4,7 +4,7 @@
 # the real projects, with ONE frozen copy of pawl, then the table and figures
 # (scripts/goals-aggregate.py). A benchmark of its own: not part of scripts/test.sh and it does not
 # gate CI (the shape of the goal files is checked in CI by `the_goals_are_well_formed` and
-# `real_goals_are_well_formed`). Several hours of CPU: about 400 stand-in runs (10–130 s each) and 60
+# `real_goals_are_well_formed`). Several hours of CPU: about 400 stand-in runs (10–130 s each) and 80
 # real runs (2–11 min each); the real projects' worlds come from scripts/real-projects.sh's cache
 # (network when it is cold).
 #
@@ -20,7 +20,9 @@
 # One stream per real project, never two: the real-projects harness sets a project up in one
 # directory of its cache (`run/<project>`), and a second run of the same project at once overwrites
 # the first's tree (seen: a honest run REFUSED, exit 14). Another run beside the bench needs its own
-# `PAWL_REAL_CACHE` (its `run/` and `results/` its own, the other entries linked to the cache's).
+# `PAWL_REAL_CACHE` (its `run/`, `results/` and `worlds/` its own, the other entries linked to the
+# cache's: a world's key holds the cache's path, and preparing a project removes its worlds under
+# other keys — a shared `worlds/` lets two caches delete each other's world; seen in session 20).
 #
 # Each shard writes OUT_DIR/stand-<prefix>.log|.md (ids m0…m6, i0…i3) and OUT_DIR/real-<lang>.log|.md;
 # `python3 scripts/goals-aggregate.py OUT_DIR` prints the whole table and figures again at any time
@@ -77,7 +79,7 @@ real() {
 # alternating (a bench cut short has both), dealt to the streams in turn.
 shards=(m0 i0 m1 i1 m2 i2 m3 i3 m4 m5 m6)
 if [[ ,$parts, == *,real,* ]]; then
-  for p in py js rs; do
+  for p in py js rs go; do
     real "$p" "$p-" &
   done
 fi

@@ -1822,15 +1822,13 @@ fn real_goals() -> Vec<RealGoal> {
 
 /// The goals bench's goals on real projects are well formed (in CI, no network): each names a
 /// recipe, comes from a goal of `corpus/goals/goals.tsv` with the same set and expected
-/// verdict, and every goal the mechanical rule picks there (number ≡ 1 mod 5) is on every
-/// project.
+/// verdict, every goal the mechanical rule picks there (number ≡ 1 mod 5) is on every
+/// project, and every ecosystem of the suite (Python, Node, Rust, Go) has a project with goals.
 #[test]
 fn real_goals_are_well_formed() {
-    let recipes: Vec<String> = load_recipes()
-        .into_iter()
-        .filter_map(Result::ok)
-        .map(|r| r.id)
-        .collect();
+    let recipes: Vec<Recipe> = load_recipes().into_iter().filter_map(Result::ok).collect();
+    // The ecosystem of a recipe: its set-up kind's first word (`py`, `node`, `rust`, `go`).
+    let ecosystem = |r: &Recipe| r.setup_kind.split('-').next().unwrap_or("").to_owned();
     let base = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/goals/goals.tsv"),
     )
@@ -1849,7 +1847,7 @@ fn real_goals_are_well_formed() {
     for g in &goals {
         assert!(ids.insert(g.id.clone()), "duplicate id {}", g.id);
         assert!(
-            recipes.contains(&g.project),
+            recipes.iter().any(|r| r.id == g.project),
             "{}: no recipe {}",
             g.id,
             g.project
@@ -1865,6 +1863,20 @@ fn real_goals_are_well_formed() {
         assert!(!g.goal.trim().is_empty(), "{}", g.id);
     }
     assert!(projects.len() >= 3, "{projects:?}");
+    // Every ecosystem of the suite has its goals (a project of each: Python, Node, Rust, Go).
+    let covered: std::collections::BTreeSet<String> = recipes
+        .iter()
+        .filter(|r| projects.contains(&r.id))
+        .map(ecosystem)
+        .collect();
+    for r in &recipes {
+        assert!(
+            covered.contains(&ecosystem(r)),
+            "no goals on a project of the ecosystem of {} ({}): add one to real.tsv",
+            r.id,
+            r.setup_kind
+        );
+    }
     let picked: Vec<&String> = base
         .keys()
         .filter(|id| id[1..].parse::<u32>().is_ok_and(|n| n % 5 == 1))
@@ -1889,7 +1901,8 @@ type GoalFigures = ((u32, u32), (u32, u32));
 /// a cheat of the suite (the five taken in turn by the goal's place in the file): never SHIP.
 /// `PAWL_REAL_GOALS_FILTER=<text>[,<text>…]` keeps the goals whose id contains one of them;
 /// `PAWL_REAL_GOALS_CHEATS=0` runs the honest agent only, `PAWL_REAL_GOALS_HONEST=0` the cheats
-/// only (their figures apart from the honest runs'); `PAWL_REAL_GOALS_REPORT=<file>` writes
+/// only (their figures apart from the honest runs'), `PAWL_REAL_GOALS_CHEAT=<cheat>` that cheat
+/// under every goal instead of the goal's own; `PAWL_REAL_GOALS_REPORT=<file>` writes
 /// the table as Markdown. Prints the table and the figures per set; fails under 95% or when a cheat ships.
 #[test]
 #[ignore = "the goals bench on real projects, its own command: cargo test -p pawl-cli --test real_projects real_goals_bench -- --ignored --nocapture"]
@@ -1913,6 +1926,11 @@ fn real_goals_bench() {
         .filter(|(_, ship)| !ship)
         .map(|(a, _)| *a)
         .collect();
+    // `PAWL_REAL_GOALS_CHEAT=<cheat>`: that cheat under every goal instead of the goal's own.
+    let forced = std::env::var("PAWL_REAL_GOALS_CHEAT").ok();
+    if let Some(c) = &forced {
+        assert!(cheats.contains(&c.as_str()), "no cheat {c:?}: {cheats:?}");
+    }
     let mut prepared: std::collections::BTreeMap<String, Result<Prepared, String>> =
         std::collections::BTreeMap::new();
     let mut table = String::from(
@@ -1987,7 +2005,7 @@ fn real_goals_bench() {
             );
         }
         let cheat = if with_cheats {
-            cheats[i % cheats.len()]
+            forced.as_deref().unwrap_or(cheats[i % cheats.len()])
         } else {
             "-"
         };
