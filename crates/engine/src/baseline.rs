@@ -132,6 +132,9 @@ pub fn runner_for(ws: &Workspace, seal: &Seal, step: u64) -> RunnerConfig {
         crate::room::stores::bind_for_checks(&mut cfg, room, &seal.env);
         // Go's build cache: the room's, written only by pawl's own builds (`room::gocache`).
         crate::room::gocache::bind_for_checks(&mut cfg, room);
+        // jest's transform cache: the room's, written only by pawl's own pass per tree
+        // (`room::jestcache`).
+        crate::room::jestcache::bind_for_checks(&mut cfg, room);
     }
     cfg
 }
@@ -194,6 +197,8 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
             // pawl's own build of the tree warms the checks' Go build cache.
             let commands: Vec<&str> = seal.checks.iter().map(|c| c.command.as_str()).collect();
             crate::room::gocache::warm(&cfg, room.root(), &commands);
+            // pawl's own transform pass of the tree warms the checks' jest cache.
+            crate::room::jestcache::warm(&cfg, &room);
             Some(room)
         }
         None => None,
@@ -377,6 +382,7 @@ pub fn room_apart(
     }
     let commands: Vec<&str> = seal.checks.iter().map(|c| c.command.as_str()).collect();
     crate::room::gocache::warm(&cfg, room.root(), &commands);
+    crate::room::jestcache::warm(&cfg, &room);
     Ok((room, cfg))
 }
 

@@ -1348,6 +1348,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             if !warmed.iter().any(|t| t == tree.as_str()) {
                 let commands: Vec<&str> = checks.iter().map(|c| c.command.as_str()).collect();
                 crate::room::gocache::warm(&cfg, room.root(), &commands);
+                crate::room::jestcache::warm(&cfg, room);
                 warmed.push(tree.as_str().to_owned());
             }
             let left = copies.max(1) - runs.len();
