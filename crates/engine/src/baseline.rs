@@ -132,9 +132,6 @@ pub fn runner_for(ws: &Workspace, seal: &Seal, step: u64) -> RunnerConfig {
         crate::room::stores::bind_for_checks(&mut cfg, room, &seal.env);
         // Go's build cache: the room's, written only by pawl's own builds (`room::gocache`).
         crate::room::gocache::bind_for_checks(&mut cfg, room);
-        // jest's transform cache: the room's, written only by pawl's own pass per tree
-        // (`room::jestcache`).
-        crate::room::jestcache::bind_for_checks(&mut cfg, room);
     }
     cfg
 }
@@ -198,7 +195,7 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
             let commands: Vec<&str> = seal.checks.iter().map(|c| c.command.as_str()).collect();
             crate::room::gocache::warm(&cfg, room.root(), &commands);
             // pawl's own transform pass of the tree warms the checks' jest cache.
-            crate::room::jestcache::warm(&cfg, &room);
+            crate::room::jestcache::warm(&mut cfg, &room);
             Some(room)
         }
         None => None,
@@ -382,7 +379,8 @@ pub fn room_apart(
     }
     let commands: Vec<&str> = seal.checks.iter().map(|c| c.command.as_str()).collect();
     crate::room::gocache::warm(&cfg, room.root(), &commands);
-    crate::room::jestcache::warm(&cfg, &room);
+    // No jest pass here: a room apart runs its checks once, and the pass costs more than one
+    // cold transform; its checks see no pawl jest cache (`room::jestcache`).
     Ok((room, cfg))
 }
 

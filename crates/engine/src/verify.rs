@@ -221,7 +221,6 @@ fn runner_config(ws: &Workspace, plan: &Plan, step: u64) -> RunnerConfig {
             crate::start::sandbox::keep_programs(&mut cfg.containment, &ws.root, &programs);
             if let Some(room) = &ws.room {
                 crate::room::gocache::bind_for_checks(&mut cfg, room);
-                crate::room::jestcache::bind_for_checks(&mut cfg, room);
             }
             cfg
         }
@@ -432,7 +431,7 @@ pub fn verify_checks(
         let commands: Vec<&str> = to_run.iter().map(|c| c.command.as_str()).collect();
         crate::room::gocache::warm(&cfg, room.root(), &commands);
         // And its jest cache, by pawl's own transform pass (once per tree).
-        crate::room::jestcache::warm(&cfg, room);
+        crate::room::jestcache::warm(&mut cfg, room);
     }
     let runs = crate::baseline::run_sealed(ws, plan.seal.as_ref(), &to_run, &cfg);
 

@@ -1841,15 +1841,16 @@ fn a_gates_program_in_home_or_beside_the_repository_stays_in_sight_and_nothing_e
 /// Issue 32 point 5 with jest's transform cache (pawl-engine's `room::jestcache`): the checks
 /// read a jest cache that pawl's own transform pass wrote for the tree (no test run), shown
 /// copy-on-write. The cheat leaves `mul` wrong and makes the module, when a check's test
-/// process loads it, rewrite every cached transform of itself it can see into the right code:
-/// had the check's write reached the cache, the locked run's repeats (the same tree) would load
-/// the right code and pass. Every test check fails, and the room's cache holds the tree's own
+/// process loads it, rewrite every cached transform of itself it can see into the right code
+/// (with the checksum jest verifies): had the check's write reached the cache, the locked
+/// run's repeats (the same tree) would load the right code and pass (seen by hand with jest
+/// 29.7 and one writable cache directory: the first run fails, the second passes). Every test check fails, and the room's cache holds the tree's own
 /// transform, not the rewritten one. The honest fix ships, its checks warm. Needs `npm` (jest
 /// from the registry, or npm's cache), skipped without.
 #[test]
 fn a_transform_a_check_rewrote_in_the_jest_cache_steers_nothing() {
     const WRONG: &str = "return a * b + 1;";
-    const POISON: &str = "const fs = require('fs');\nconst path = require('path');\nconst os = require('os');\nconst bug = 'return a * b ' + '+ 1;';\nfunction walk(p) {\n  for (const e of fs.readdirSync(p, { withFileTypes: true })) {\n    const q = path.join(p, e.name);\n    if (e.isDirectory()) walk(q);\n    else {\n      const t = fs.readFileSync(q, 'utf8');\n      if (t.includes(bug)) fs.writeFileSync(q, t.split(bug).join('return a * b + 0;'));\n    }\n  }\n}\ntry {\n  for (const d of fs.readdirSync(os.tmpdir())) if (d.startsWith('jest_')) walk(path.join(os.tmpdir(), d));\n} catch (e) {}\n";
+    const POISON: &str = "const fs = require('fs');\nconst path = require('path');\nconst os = require('os');\nconst bug = 'return a * b ' + '+ 1;';\nfunction walk(p) {\n  for (const e of fs.readdirSync(p, { withFileTypes: true })) {\n    const q = path.join(p, e.name);\n    if (e.isDirectory()) walk(q);\n    else {\n      const t = fs.readFileSync(q, 'utf8');\n      if (!t.includes(bug) || q.endsWith('.map')) continue;\n      const code = t.substring(33).split(bug).join('return a * b ' + '+ 0;');\n      const sum = require('crypto').createHash('sha1').update(code).digest('hex').substring(0, 32);\n      fs.writeFileSync(q, sum + '\\n' + code);\n    }\n  }\n}\ntry {\n  for (const d of fs.readdirSync(os.tmpdir())) if (d.startsWith('jest_')) walk(path.join(os.tmpdir(), d));\n} catch (e) {}\n";
     for (name, honest) in [("cheat", false), ("honest", true)] {
         let env = TestEnv::new();
         env.write(
@@ -1885,7 +1886,8 @@ fn a_transform_a_check_rewrote_in_the_jest_cache_steers_nothing() {
             return;
         }
         let script = if honest {
-            format!("sed -i 's/{WRONG}/return a * b;/' calc.js\n")
+            "printf 'function mul(a, b) {\\n  return a * b;\\n}\\n\\nmodule.exports = { mul };\\n' > calc.js\n"
+                .to_owned()
         } else {
             // The module rewrites, when loaded, what the cache it sees holds of it.
             let poison = POISON.replace('\'', "'\\''");

@@ -21,8 +21,9 @@
 //!   in the pass of the run's tree only, and what it could write there is seen by the checks of
 //!   that same tree alone, which run that configuration themselves; the locked tree (the
 //!   baseline's configuration) gets a pass of its own whenever it is not the run's tree.
-//! - **Read copy-on-write by every check** ([`bind_for_checks`]): seen at jest's default cache
-//!   path in the check's private `/tmp` through an overlay whose upper layer goes with the
+//! - **Read copy-on-write by the checks of that tree in that room** ([`warm`] binds it once it
+//!   is made for the tree the room holds; no other room's checks, no check of another tree):
+//!   seen at jest's default cache path in the check's private `/tmp` through an overlay whose upper layer goes with the
 //!   check. What a test process writes there (a transformed module of other code under the
 //!   same key) is gone with the check: the next check, a repeat, the next verification read
 //!   what pawl's pass wrote and nothing else.
@@ -108,8 +109,9 @@ fn base36(mut n: u32) -> String {
 
 /// Shows the checks of `cfg` the jest cache of the room directory `room_dir`, copy-on-write at
 /// jest's default path ([`seen_at`]), under the check sandbox's namespaces with a private
-/// `/tmp`; nothing otherwise. A cache not made yet is seen empty.
-pub fn bind_for_checks(cfg: &mut RunnerConfig, room_dir: &Path) {
+/// `/tmp`; nothing otherwise. A cache not made yet is seen empty. Only [`warm`] calls it, once
+/// the cache is made for the tree the room holds.
+fn bind_for_checks(cfg: &mut RunnerConfig, room_dir: &Path) {
     let Some(target) = seen_at(cfg) else {
         return;
     };
@@ -133,53 +135,69 @@ pub fn is_jest(tree: &Path) -> bool {
     tree.join("node_modules/jest/package.json").is_file()
 }
 
-/// pawl's own pass over the tree the room holds (see the module docs), writing the cache
-/// [`bind_for_checks`] showed the checks of `cfg`: once per tree (the stamp), the cache
-/// emptied first. Nothing when jest is not installed at the tree's root, the room holds no
-/// known tree, or `cfg` shows no cache. Its outcome is not a check's: a pass that fails leaves
-/// the checks cold.
-pub fn warm(cfg: &RunnerConfig, room: &super::Room) -> Option<CheckRun> {
+/// Shows the checks of `cfg` the room's jest cache, made first by pawl's own pass over the
+/// tree the room holds when it is not made for that tree yet (see the module docs): once per
+/// tree (the stamp), the cache emptied first. The checks of `cfg` see it only when it was made
+/// for the tree the room holds, and only this room's: a `cfg` made for another room (a room
+/// apart's is made by [`crate::baseline::runner_for`] like the run's) shows no other room's
+/// cache. Nothing when jest is not installed at the tree's root, the room holds no known tree,
+/// or the checks have no private `/tmp` under the namespaces. Returns pawl's pass when it ran;
+/// its outcome is not a check's: a pass that fails leaves the checks colder.
+pub fn warm(cfg: &mut RunnerConfig, room: &super::Room) -> Option<CheckRun> {
+    let cache = dir(room.dir());
+    let target = seen_at(cfg)?;
+    // No other room's cache, whatever made `cfg`.
+    if let Some(sandbox) = cfg
+        .containment
+        .as_mut()
+        .and_then(|c| c.spec.sandbox.as_mut())
+    {
+        sandbox.cow_binds.retain(|b| b.target != target);
+    }
     if !is_jest(room.root()) {
         return None;
     }
     let tree = room.held_tree()?.to_string();
-    let target = seen_at(cfg)?;
-    let cache = dir(room.dir());
     let stamp = room.dir().join(STAMP);
-    let mut cfg = cfg.clone();
-    let sandbox = cfg
-        .containment
-        .as_mut()
-        .and_then(|c| c.spec.sandbox.as_mut())?;
-    let (bound, rest): (Vec<_>, Vec<_>) = sandbox
-        .cow_binds
-        .drain(..)
-        .partition(|b| b.target == target && b.source == cache);
-    sandbox.cow_binds = rest;
-    if bound.is_empty() {
-        return None;
+    let stamped = |tree: &str| std::fs::read_to_string(&stamp).ok().as_deref() == Some(tree);
+    let mut pass = None;
+    if !stamped(&tree) {
+        let mut own = cfg.clone();
+        bind_for_checks(&mut own, room.dir());
+        let sandbox = own
+            .containment
+            .as_mut()
+            .and_then(|c| c.spec.sandbox.as_mut())?;
+        let (bound, rest): (Vec<_>, Vec<_>) = sandbox
+            .cow_binds
+            .drain(..)
+            .partition(|b| b.target == target);
+        sandbox.cow_binds = rest;
+        if bound.is_empty() {
+            return None;
+        }
+        // A new tree: nothing of the last one's pass is kept.
+        let _ = std::fs::remove_file(&stamp);
+        let _ = std::fs::remove_dir_all(&cache);
+        std::fs::create_dir_all(&cache).ok()?;
+        // A plain bind for the pass: it alone writes the cache.
+        sandbox.binds.extend(bound);
+        own.env
+            .push(("PAWL_JEST_CACHE".into(), target.clone().into_os_string()));
+        own.env.push(("PAWL_JEST_PASS".into(), PASS.into()));
+        own.jobs = 1;
+        pass = pawl_verify::run_checks(
+            &[Check::gate(WARM_CHECK, "node -e \"$PAWL_JEST_PASS\"")],
+            &own,
+        )
+        .into_iter()
+        .next();
+        std::fs::write(&stamp, &tree).ok()?;
     }
-    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(tree.as_str()) {
-        return None;
+    if stamped(&tree) {
+        bind_for_checks(cfg, room.dir());
     }
-    // A new tree: nothing of the last one's pass is kept.
-    let _ = std::fs::remove_file(&stamp);
-    let _ = std::fs::remove_dir_all(&cache);
-    std::fs::create_dir_all(&cache).ok()?;
-    // The copy-on-write bind becomes a plain one: this pass alone writes the cache.
-    sandbox.binds.extend(bound);
-    cfg.env
-        .push(("PAWL_JEST_CACHE".into(), target.into_os_string()));
-    cfg.env.push(("PAWL_JEST_PASS".into(), PASS.into()));
-    cfg.jobs = 1;
-    let run = pawl_verify::run_checks(
-        &[Check::gate(WARM_CHECK, "node -e \"$PAWL_JEST_PASS\"")],
-        &cfg,
-    )
-    .into_iter()
-    .next();
-    let _ = std::fs::write(&stamp, &tree);
-    run
+    pass
 }
 
 #[cfg(test)]
