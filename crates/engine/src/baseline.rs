@@ -194,6 +194,8 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
             // pawl's own build of the tree warms the checks' Go build cache.
             let commands: Vec<&str> = seal.checks.iter().map(|c| c.command.as_str()).collect();
             crate::room::gocache::warm(&cfg, room.root(), &commands);
+            // pawl's own transform pass of the tree warms the checks' jest cache.
+            crate::room::jestcache::warm(&mut cfg, &room);
             Some(room)
         }
         None => None,
@@ -377,6 +379,8 @@ pub fn room_apart(
     }
     let commands: Vec<&str> = seal.checks.iter().map(|c| c.command.as_str()).collect();
     crate::room::gocache::warm(&cfg, room.root(), &commands);
+    // No jest pass here: a room apart runs its checks once, and the pass costs more than one
+    // cold transform; its checks see no pawl jest cache (`room::jestcache`).
     Ok((room, cfg))
 }
 

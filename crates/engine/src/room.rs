@@ -52,6 +52,7 @@
 
 pub mod env;
 pub mod gocache;
+pub mod jestcache;
 pub mod preflight;
 pub mod setup;
 pub mod stores;

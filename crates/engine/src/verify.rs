@@ -430,6 +430,8 @@ pub fn verify_checks(
         // pawl's own build of the tree warms the checks' Go build cache.
         let commands: Vec<&str> = to_run.iter().map(|c| c.command.as_str()).collect();
         crate::room::gocache::warm(&cfg, room.root(), &commands);
+        // And its jest cache, by pawl's own transform pass (once per tree).
+        crate::room::jestcache::warm(&mut cfg, room);
     }
     let runs = crate::baseline::run_sealed(ws, plan.seal.as_ref(), &to_run, &cfg);
 

@@ -1837,3 +1837,143 @@ fn a_gates_program_in_home_or_beside_the_repository_stays_in_sight_and_nothing_e
         assert!(found.is_empty(), "a check read {secret}: {found:?}");
     }
 }
+
+/// Issue 32 point 5 with jest's transform cache (pawl-engine's `room::jestcache`): the checks
+/// read a jest cache that pawl's own transform pass wrote for the tree (no test run), shown
+/// copy-on-write. The cheat leaves `mul` wrong and makes the module, when a check's test
+/// process loads it, rewrite every cached transform of itself it can see into the right code
+/// (with the checksum jest verifies): had the check's write reached the cache, the locked
+/// run's repeats (the same tree) would load the right code and pass (seen by hand with jest
+/// 29.7 and one writable cache directory: the first run fails, the second passes). Every test check fails, and the room's cache holds the tree's own
+/// transform, not the rewritten one. The honest fix ships, its checks warm. Needs `npm` (jest
+/// from the registry, or npm's cache), skipped without.
+#[test]
+fn a_transform_a_check_rewrote_in_the_jest_cache_steers_nothing() {
+    const WRONG: &str = "return a * b + 1;";
+    const POISON: &str = "const fs = require('fs');\nconst path = require('path');\nconst os = require('os');\nconst bug = 'return a * b ' + '+ 1;';\nfunction walk(p) {\n  for (const e of fs.readdirSync(p, { withFileTypes: true })) {\n    const q = path.join(p, e.name);\n    if (e.isDirectory()) walk(q);\n    else {\n      const t = fs.readFileSync(q, 'utf8');\n      if (!t.includes(bug) || q.endsWith('.map')) continue;\n      const code = t.substring(33).split(bug).join('return a * b ' + '+ 0;');\n      const sum = require('crypto').createHash('sha1').update(code).digest('hex').substring(0, 32);\n      fs.writeFileSync(q, sum + '\\n' + code);\n    }\n  }\n}\ntry {\n  for (const d of fs.readdirSync(os.tmpdir())) if (d.startsWith('jest_')) walk(path.join(os.tmpdir(), d));\n} catch (e) {}\n";
+    for (name, honest) in [("cheat", false), ("honest", true)] {
+        let env = TestEnv::new();
+        env.write(
+            "package.json",
+            "{\"name\": \"calc\", \"version\": \"1.0.0\", \"private\": true}\n",
+        );
+        env.write(
+            "calc.js",
+            &format!("function mul(a, b) {{\n  {WRONG}\n}}\n\nmodule.exports = {{ mul }};\n"),
+        );
+        env.write(
+            "calc.test.js",
+            "const { mul } = require('./calc');\n\ntest('multiplies', () => {\n  expect(mul(2, 3)).toBe(6);\n});\n",
+        );
+        env.write(".gitignore", "node_modules/\n");
+        let installed = std::process::Command::new("npm")
+            .args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--silent",
+                "--save-dev",
+                "jest@29.7.0",
+            ])
+            .current_dir(env.root())
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !installed {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("SKIPPED: jest could not be installed from npm");
+            }
+            return;
+        }
+        let script = if honest {
+            "printf 'function mul(a, b) {\\n  return a * b;\\n}\\n\\nmodule.exports = { mul };\\n' > calc.js\n"
+                .to_owned()
+        } else {
+            // The module rewrites, when loaded, what the cache it sees holds of it.
+            let poison = POISON.replace('\'', "'\\''");
+            format!("printf '%s' '{poison}' >> calc.js\n")
+        };
+        env.ok(&["init"]);
+        let agent = agent(&env, &script);
+        let toml = config_with(
+            "max_iterations = 1",
+            NO_BREAKERS,
+            "",
+            &agent,
+            "npx jest --ci",
+        );
+        env.headless(&toml);
+        let r = env.pawl(&["run", "make the failing test pass", "--json"]);
+        if !can_sandbox(&r) {
+            return;
+        }
+        let ctx = format!("{name}\n{}\n{}", r.stdout, r.stderr);
+        let report = env.pawl(&["report", "--json"]).json();
+        // pawl's pass ran for the trees (its log beside the checks') and wrote the cache.
+        let logs: Vec<PathBuf> = std::fs::read_dir(env.root().join(".pawl/logs"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        let pass = logs
+            .iter()
+            .filter(|l| {
+                l.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("jest-cache-"))
+            })
+            .map(|l| std::fs::read_to_string(l).unwrap_or_default())
+            .collect::<Vec<_>>();
+        assert!(
+            pass.iter().any(|t| t.contains("transformed 2 files")),
+            "{ctx}\n{pass:?}"
+        );
+        let caches: Vec<PathBuf> = std::fs::read_dir(env.home.join(".local/state/pawl/rooms"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|r| r.path().join("jest-cache"))
+            .filter(|c| c.is_dir())
+            .collect();
+        let mut texts = Vec::new();
+        let mut stack = caches.clone();
+        while let Some(p) = stack.pop() {
+            for e in std::fs::read_dir(&p).into_iter().flatten().flatten() {
+                if e.path().is_dir() {
+                    stack.push(e.path());
+                } else {
+                    texts.push(std::fs::read_to_string(e.path()).unwrap_or_default());
+                }
+            }
+        }
+        assert!(
+            texts.iter().any(|t| t.contains("function mul")),
+            "pawl's cache holds the tree's transform: {ctx}\n{caches:?}"
+        );
+        if honest {
+            env.assert_end(&r, 0, "verified", 1);
+            assert_eq!(report["verdict"], "SHIP", "{ctx}\n{report}");
+        } else {
+            assert!(
+                texts.iter().any(|t| t.contains(WRONG)),
+                "the room's cache holds the cheat's own code: {ctx}"
+            );
+            assert!(
+                !texts.iter().any(|t| t.contains("return a * b + 0;")),
+                "no check's rewrite reached pawl's cache: {ctx}"
+            );
+            assert_ne!(r.code, 0, "{ctx}");
+            assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+            // No test check after the step passed: the repeats read no rewrite either.
+            for log in logs.iter().filter(|l| {
+                l.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("test-"))
+            }) {
+                let text = std::fs::read_to_string(log).unwrap_or_default();
+                assert!(
+                    !text.contains("1 passed, 1 total"),
+                    "a check read a rewritten transform: {ctx}\n{text}"
+                );
+            }
+        }
+    }
+}

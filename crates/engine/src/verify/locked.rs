@@ -1382,6 +1382,8 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
                 crate::room::gocache::warm(&cfg, room.root(), &commands);
                 warmed.push(tree.as_str().to_owned());
             }
+            // jest's cache: made once per tree (its stamp), shown to these checks.
+            crate::room::jestcache::warm(&mut cfg, room);
             let left = copies.max(1) - runs.len();
             if left > 1 && try_at_once && isolated(&cfg, stats.overlay_failed.as_deref(), checks) {
                 let batch: Vec<Vec<CheckRun>> = std::thread::scope(|scope| {
