@@ -80,13 +80,18 @@ impl Hmac {
 
     /// The code, as lowercase hex.
     pub(crate) fn hex(self) -> String {
+        self.hex_bytes().iter().map(|&b| char::from(b)).collect()
+    }
+
+    /// The code's lowercase hex digits, without a `String` made for them (a run's check
+    /// compares one with each row's stored code).
+    pub(crate) fn hex_bytes(self) -> [u8; 64] {
         use sha2::Digest;
-        const HEX: &[u8; 16] = b"0123456789abcdef";
         let outer = self.outer.chain_update(self.inner.finalize()).finalize();
-        let mut out = String::with_capacity(64);
-        for &b in outer.iter() {
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        let mut out = [0u8; 64];
+        for (pair, &b) in out.chunks_exact_mut(2).zip(outer.iter()) {
+            pair[0] = HEX[usize::from(b >> 4)];
+            pair[1] = HEX[usize::from(b & 0xf)];
         }
         out
     }
@@ -102,6 +107,8 @@ impl std::io::Write for Hmac {
         Ok(())
     }
 }
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// A key's fingerprint (not the key): which key signs a database.
 pub(crate) fn fingerprint(key: &[u8; 32]) -> String {
@@ -467,23 +474,81 @@ fn row_mac(key: &[u8; 32], table: &str, canonical: &str) -> String {
 /// encoded straight into the code.
 fn values_mac(key: &[u8; 32], t: &Table, values: &[Value]) -> String {
     let mut text = Vec::new();
-    match code_of(row_hmac(key, t.name), &triples(t, values), &mut text) {
-        Some(code) => code,
+    match code_of(
+        row_hmac(key, t.name),
+        t.cols,
+        values.iter().map(ValueRef::from),
+        &mut text,
+    ) {
+        Some(code) => code.iter().map(|&b| char::from(b)).collect(),
         // As `canonical` gives for a row it cannot encode.
         None => row_mac(key, t.name, ""),
     }
 }
 
-/// The code of a row's canonical text, `start` being the code of its table's prefix
-/// ([`row_hmac`]). The text is encoded into `text` (cleared first, kept by the caller for the
-/// next row) and hashed in one piece: the encoder writes a row in many small pieces (every
+/// The code (hex digits) of a row's canonical text, `start` being the code of its table's
+/// prefix ([`row_hmac`]). The text is encoded into `text` (cleared first, kept by the caller for
+/// the next row) and hashed in one piece: the encoder writes a row in many small pieces (every
 /// escaped quote of a JSON value is one), and each piece hashed on its own cost more than the
-/// hashing. `None` when the row cannot be encoded.
-fn code_of<T: Serialize>(mut start: Hmac, triples: &T, text: &mut Vec<u8>) -> Option<String> {
-    text.clear();
-    serde_json::to_writer(&mut *text, triples).ok()?;
+/// hashing. `None` when the row cannot be encoded (a text that is not UTF-8).
+fn code_of<'a>(
+    mut start: Hmac,
+    cols: &[&str],
+    values: impl Iterator<Item = ValueRef<'a>>,
+    text: &mut Vec<u8>,
+) -> Option<[u8; 64]> {
+    encode_row(text, cols, values)?;
     start.update(text);
-    Some(start.hex())
+    Some(start.hex_bytes())
+}
+
+/// Writes into `out` (cleared first) the canonical text of a row whose columns `cols` hold
+/// `values`: byte for byte what [`canonical`] gives (serde_json's compact form of `[[column,
+/// type, text], ...]`, every string escaped by serde_json itself), without the triples, the
+/// owned texts of numbers, or serde's sequence machinery in between. `None` for a text that is
+/// not UTF-8.
+fn encode_row<'a>(
+    out: &mut Vec<u8>,
+    cols: &[&str],
+    values: impl Iterator<Item = ValueRef<'a>>,
+) -> Option<()> {
+    use std::io::Write as _;
+    out.clear();
+    out.push(b'[');
+    for (i, (col, v)) in cols.iter().zip(values).enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'[');
+        serde_json::to_writer(&mut *out, col).ok()?;
+        match v {
+            ValueRef::Null => out.extend_from_slice(b",\"n\",\"\""),
+            ValueRef::Integer(n) => {
+                out.extend_from_slice(b",\"i\",\"");
+                write!(out, "{n}\"").ok()?;
+            }
+            // The exact bits, as `encode_ref` gives them.
+            ValueRef::Real(f) => {
+                out.extend_from_slice(b",\"r\",\"");
+                write!(out, "{:016x}\"", f.to_bits()).ok()?;
+            }
+            ValueRef::Text(s) => {
+                out.extend_from_slice(b",\"t\",");
+                serde_json::to_writer(&mut *out, std::str::from_utf8(s).ok()?).ok()?;
+            }
+            ValueRef::Blob(b) => {
+                out.extend_from_slice(b",\"b\",\"");
+                for &x in b {
+                    out.push(HEX[usize::from(x >> 4)]);
+                    out.push(HEX[usize::from(x & 0xf)]);
+                }
+                out.push(b'"');
+            }
+        }
+        out.push(b']');
+    }
+    out.push(b']');
+    Some(())
 }
 
 fn row_hmac(key: &[u8; 32], table: &str) -> Hmac {
@@ -830,13 +895,28 @@ fn clean_rows(
     let Some(lite) = conn.sqlite_conn() else {
         return Ok(None);
     };
-    // Table and column names are our own constants, never user input.
-    let sql = format!(
-        "SELECT {}, mac FROM {} WHERE {} = ?1",
-        t.cols.join(", "),
-        t.name,
-        t.run_col
-    );
+    // Table and column names are our own constants, never user input. The events (most rows
+    // of a run, about five per Stop) are read in the table's own order between the run's first
+    // and last (both from the index): one pass over the table's pages, not a look-up in the
+    // table for each entry of the index. The same rows: every row whose `run_id` is the run's
+    // lies in that range (`+` keeps the filter off the index, so the range is what is scanned).
+    let sql = if t.name == EVENTS.name {
+        format!(
+            "SELECT {cols}, mac FROM {table} WHERE rowid BETWEEN \
+             (SELECT MIN(rowid) FROM {table} WHERE {run} = ?1) AND \
+             (SELECT MAX(rowid) FROM {table} WHERE {run} = ?1) AND +{run} = ?1",
+            cols = t.cols.join(", "),
+            table = t.name,
+            run = t.run_col
+        )
+    } else {
+        format!(
+            "SELECT {}, mac FROM {} WHERE {} = ?1",
+            t.cols.join(", "),
+            t.name,
+            t.run_col
+        )
+    };
     let n = t.cols.len();
     let ended_col = t.cols.iter().position(|c| *c == "ended_at");
     let start = row_hmac(key, t.name);
@@ -847,18 +927,18 @@ fn clean_rows(
     let (mut have, mut ended) = (0usize, 0usize);
     let mut text = Vec::with_capacity(4096);
     while let Some(r) = rows.next().map_err(crate::db::DbError::from)? {
-        let mut triples = Vec::with_capacity(n);
-        for (i, col) in t.cols.iter().enumerate() {
-            let Some((tag, text)) = r.get_ref(i).ok().and_then(encode_ref) else {
+        let mut values = Vec::with_capacity(n);
+        for i in 0..n {
+            let Ok(v) = r.get_ref(i) else {
                 return Ok(None);
             };
-            triples.push((*col, tag, text));
+            values.push(v);
         }
-        let Some(code) = code_of(start.clone(), &triples, &mut text) else {
+        let Some(code) = code_of(start.clone(), t.cols, values.into_iter(), &mut text) else {
             return Ok(None);
         };
         match r.get_ref(n) {
-            Ok(ValueRef::Text(mac)) if mac == code.as_bytes() => {}
+            Ok(ValueRef::Text(mac)) if mac == code.as_slice() => {}
             _ => return Ok(None),
         }
         have += 1;
@@ -1416,6 +1496,49 @@ mod tests {
         assert_ne!(
             values_mac(&key, &EVENTS, &forged),
             values_mac(&key, &EVENTS, &rows[0])
+        );
+    }
+
+    /// The row encoder writes exactly serde_json's text of the triples: every escape of a string
+    /// (each control character, quotes, backslashes, non-ASCII), every type.
+    #[test]
+    fn the_row_encoder_writes_the_canonical_text_byte_for_byte() {
+        let every_control: String = (0u8..0x20).map(char::from).collect();
+        let rows: [Vec<Value>; 4] = [
+            vec![
+                Value::Text(format!("{every_control}\"\\/\u{7f}é☃\u{10ffff}")),
+                Value::Integer(0),
+                Value::Integer(i64::MAX),
+                Value::Real(-0.0),
+                Value::Real(f64::NAN),
+            ],
+            vec![
+                Value::Blob(Vec::new()),
+                Value::Blob((0u8..=255).collect()),
+                Value::Null,
+                Value::Text(r#"{"tree_hash":"ab","checks":[{"name":"t\"x"}]}"#.into()),
+                Value::Real(1e300),
+            ],
+            vec![Value::Text(String::new()); 5],
+            // Fewer values than columns: as many triples as values.
+            vec![Value::Integer(-1), Value::Text("x".into())],
+        ];
+        let mut out = Vec::new();
+        for values in &rows {
+            encode_row(&mut out, EVENTS.cols, values.iter().map(ValueRef::from)).expect("encodes");
+            assert_eq!(
+                String::from_utf8(out.clone()).expect("utf-8"),
+                canonical(&EVENTS, values)
+            );
+        }
+        // A text that is not UTF-8 is not encoded (the row is read the slow way).
+        assert!(
+            encode_row(
+                &mut out,
+                EVENTS.cols,
+                [ValueRef::Text(&[0xff, 0xfe])].into_iter()
+            )
+            .is_none()
         );
     }
 
