@@ -199,10 +199,12 @@ pub fn warm(cfg: &RunnerConfig, tree: &Path, commands: &[&str]) -> Option<CheckR
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn contained(namespaces: bool, private_tmp: bool) -> RunnerConfig {
+    /// A check configuration with a sandbox (with or without namespaces, a private `/tmp` or
+    /// none); shared with the jest cache's tests.
+    pub(in crate::room) fn contained(namespaces: bool, private_tmp: bool) -> RunnerConfig {
         let mut cfg = RunnerConfig::new("/w/repo", 1);
         let sandbox = pawl_process::sandbox::SandboxSpec {
             private_tmp: if private_tmp {
@@ -278,7 +280,7 @@ mod tests {
     }
 
     /// The check sandbox `cfg` was given.
-    fn sandbox_of(cfg: &RunnerConfig) -> &pawl_process::sandbox::SandboxSpec {
+    pub(in crate::room) fn sandbox_of(cfg: &RunnerConfig) -> &pawl_process::sandbox::SandboxSpec {
         cfg.containment
             .as_ref()
             .and_then(|c| c.spec.sandbox.as_ref())

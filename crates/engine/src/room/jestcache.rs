@@ -204,33 +204,7 @@ pub fn warm(cfg: &mut RunnerConfig, room: &super::Room) -> Option<CheckRun> {
 mod tests {
     use super::*;
 
-    fn contained(namespaces: bool, private_tmp: bool) -> RunnerConfig {
-        let mut cfg = RunnerConfig::new("/w/repo", 1);
-        let sandbox = pawl_process::sandbox::SandboxSpec {
-            private_tmp: if private_tmp {
-                vec!["/tmp".into()]
-            } else {
-                Vec::new()
-            },
-            ..Default::default()
-        };
-        cfg.containment = Some(pawl_process::Containment {
-            launcher: "/usr/bin/pawl".into(),
-            spec: pawl_process::sandbox::LaunchSpec {
-                namespaces,
-                sandbox: Some(sandbox),
-            },
-            record_dir: None,
-        });
-        cfg
-    }
-
-    fn sandbox_of(cfg: &RunnerConfig) -> &pawl_process::sandbox::SandboxSpec {
-        cfg.containment
-            .as_ref()
-            .and_then(|c| c.spec.sandbox.as_ref())
-            .expect("a check sandbox")
-    }
+    use crate::room::gocache::tests::{contained, sandbox_of};
 
     #[test]
     fn base_36_as_javascript_writes_it() {

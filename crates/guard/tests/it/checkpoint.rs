@@ -7,7 +7,7 @@ use std::sync::Arc;
 use pawl_guard::{Context, Decision, Input, Policy, RuleId, evaluate};
 
 use crate::ignored::Ignored;
-use crate::support::corpus_context;
+use crate::support::{CORPUS_TRACKED, corpus_context};
 use crate::unescape::unescape;
 
 /// The corpus context with the checkpoint, what it ignores, and the index's modes as the hook
@@ -22,23 +22,11 @@ fn checkpointed() -> Context {
 
 /// The corpus's tracked files with the index's modes known and one gitlink.
 fn with_modes(ctx: &Context) -> pawl_guard::TrackedSet {
-    let mut set: pawl_guard::TrackedSet = [
-        "README.md",
-        "Cargo.toml",
-        "Cargo.lock",
-        "package.json",
-        ".gitignore",
-        "CHANGELOG.md",
-        "src/main.rs",
-        "src/lib.rs",
-        "src/guard.rs",
-        "src/legacy/mod.rs",
-        "docs/guide.md",
-        ".github/workflows/ci.yml",
-    ]
-    .into_iter()
-    .filter(|f| ctx.tracked.is_tracked(f))
-    .collect();
+    let mut set: pawl_guard::TrackedSet = CORPUS_TRACKED
+        .iter()
+        .copied()
+        .filter(|f| ctx.tracked.is_tracked(f))
+        .collect();
     set.insert("dist/server.js");
     set.insert_gitlink("third_party/lib");
     set

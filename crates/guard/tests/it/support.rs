@@ -8,6 +8,22 @@ pub const REPO: &str = "/home/dev/repo";
 
 /// cwd = repo root, branch `feat/guard`, run active, the corpus's tracked
 /// files, HOME and TMPDIR set.
+/// The tracked files of the corpus repository (tests/data/guard-corpus.md).
+pub const CORPUS_TRACKED: &[&str] = &[
+    "README.md",
+    "Cargo.toml",
+    "Cargo.lock",
+    "package.json",
+    ".gitignore",
+    "CHANGELOG.md",
+    "src/main.rs",
+    "src/lib.rs",
+    "src/guard.rs",
+    "src/legacy/mod.rs",
+    "docs/guide.md",
+    ".github/workflows/ci.yml",
+];
+
 pub fn corpus_context() -> Context {
     let mut ctx = Context::new(REPO);
     ctx.repo_root = Some(REPO.into());
@@ -15,22 +31,7 @@ pub fn corpus_context() -> Context {
     ctx.run_active = true;
     ctx.home = Some("/home/dev".into());
     ctx.tmpdir = Some("/var/tmp/agent-tmp".into());
-    let tracked: TrackedSet = [
-        "README.md",
-        "Cargo.toml",
-        "Cargo.lock",
-        "package.json",
-        ".gitignore",
-        "CHANGELOG.md",
-        "src/main.rs",
-        "src/lib.rs",
-        "src/guard.rs",
-        "src/legacy/mod.rs",
-        "docs/guide.md",
-        ".github/workflows/ci.yml",
-    ]
-    .into_iter()
-    .collect();
+    let tracked: TrackedSet = CORPUS_TRACKED.iter().copied().collect();
     ctx.tracked = Arc::new(tracked);
     ctx
 }
