@@ -890,6 +890,17 @@ fn run_agent(
     prepared: &Prepared,
     agent: &str,
 ) -> Result<(String, i32, String), String> {
+    run_agent_then(recipe, prepared, agent, true)
+}
+
+/// [`run_agent`]; `recheck`: re-check a SHIP (`pawl verify --run`) after the run (the budgets
+/// bench does it apart, to tell its processes from the run's).
+fn run_agent_then(
+    recipe: &Recipe,
+    prepared: &Prepared,
+    agent: &str,
+    recheck: bool,
+) -> Result<(String, i32, String), String> {
     let w = World::at(recipe);
     rm_rf(&w.root);
     cp_a(&prepared.cached, &w.root)?;
@@ -1006,6 +1017,7 @@ cp -R "$S/wrong/." . && echo "put the wrong one back" >> "$S/log""#;
     // Anyone can re-check a SHIP (`pawl verify --run <id>`): the run's sealed checks again on
     // its final tree, in a room of its own, which must have the project's environment too.
     if verdict == "SHIP"
+        && recheck
         && let Some(id) = report["run_id"].as_str()
     {
         let re = w
@@ -1623,6 +1635,7 @@ fn real_budgets() {
     let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let load_before = load();
     let mut rows = Vec::new();
+    let mut breakdowns: Vec<String> = Vec::new();
     for recipe in &recipes {
         let ecosystem = BUDGET_PROJECTS
             .iter()
@@ -1633,11 +1646,14 @@ fn real_budgets() {
             Err(e) => panic!("{}: not prepared: {e}", recipe.id),
         };
         let started = Instant::now();
-        let (verdict, _, detail) =
-            run_agent(recipe, &prepared, "honest").unwrap_or_else(|e| panic!("{}: {e}", recipe.id));
+        let (verdict, _, detail) = run_agent_then(recipe, &prepared, "honest", false)
+            .unwrap_or_else(|e| panic!("{}: {e}", recipe.id));
         eprintln!("[budget] {}: {verdict} ({detail})", recipe.id);
         let run_secs = started.elapsed().as_secs_f64();
         let w = World::at(recipe);
+        // Every process the run's verification started, by what it was for (the logs, read
+        // before the re-check below adds its own).
+        let run_logs = process_logs(&w.repo.join(".pawl/logs"));
         // Step 0 is `pawl init`'s dry preflight, not the run's.
         let logs: Vec<(String, u64, f64)> = check_durations(&w.repo.join(".pawl/logs"))
             .into_iter()
@@ -1694,6 +1710,41 @@ fn real_budgets() {
         } else {
             None
         };
+        // The re-check (`pawl verify --run`): a command of its own, anyone's, after the run;
+        // listed apart from the run's verification.
+        let recheck_started = Instant::now();
+        if let Some(id) = report["run_id"].as_str().filter(|_| verdict == "SHIP") {
+            let _ = w.pawl().args(["verify", "--run", id, "--json"]).output();
+        }
+        let recheck_secs = recheck_started.elapsed().as_secs_f64();
+        let recheck_logs: Vec<ProcessLog> = process_logs(&w.repo.join(".pawl/logs"))
+            .into_iter()
+            .filter(|l| !run_logs.iter().any(|r| r.file == l.file))
+            .collect();
+        // Each gate `pawl init` wrote, in place on the same fixed tree: once to build what the
+        // fix changed, then warm (the figure).
+        let gates_in_place: Vec<(String, f64, Option<f64>)> = sealed_gates(&w)
+            .into_iter()
+            .map(|(name, command)| {
+                let line = command.replace("{report}", "/tmp/pawl-budget-report.out");
+                let line = if line.trim_start().starts_with("go ") {
+                    format!("GOFLAGS=-count=1 {line}")
+                } else {
+                    line
+                };
+                let runs = timed_in_place(&w, &line, 2);
+                (name, runs[1].0, runs[1].1)
+            })
+            .collect();
+        breakdowns.push(breakdown(
+            &recipe.id,
+            &report,
+            &run_logs,
+            &recheck_logs,
+            recheck_secs,
+            &gates_in_place,
+            (place_warm, place_cpu),
+        ));
         let (env_dirs, env_mb, env_cold, env_warm, reflinks) =
             room_preparation(&w).unwrap_or_else(|e| (format!("error: {e}"), 0.0, 0.0, 0.0, false));
         let row = Budget {
@@ -1780,10 +1831,309 @@ fn real_budgets() {
             .collect::<Vec<_>>()
             .join(" ")
     );
+    for b in &breakdowns {
+        s.push('\n');
+        s.push_str(b);
+    }
     println!("\n{s}");
     if let Ok(path) = std::env::var("PAWL_REAL_REPORT") {
         std::fs::write(path, &s).unwrap();
     }
+}
+
+/// One process a verification started, from its log (`<name>-<step>.log`,
+/// `<name>-<step>.collect<i>.log`): its wall-clock and CPU time.
+#[derive(Debug, Clone)]
+struct ProcessLog {
+    file: String,
+    name: String,
+    step: u64,
+    /// A collection pass of the check (`.collect<i>`).
+    collect: bool,
+    /// The command as the log's `# argv:` line gives it.
+    argv: String,
+    wall: f64,
+    cpu: Option<f64>,
+}
+
+/// Every process log under `logs` but the agent's (`…-iter-<n>.log`).
+fn process_logs(logs: &Path) -> Vec<ProcessLog> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(logs).into_iter().flatten().flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let Some(stem) = file.strip_suffix(".log") else {
+            continue;
+        };
+        let (stem, collect) = match stem.rsplit_once(".collect") {
+            Some((s, n)) if n.chars().all(|c| c.is_ascii_digit()) => (s, true),
+            _ => (stem, false),
+        };
+        let Some((name, step)) = stem.rsplit_once('-') else {
+            continue;
+        };
+        let Ok(step) = step.parse::<u64>() else {
+            continue;
+        };
+        if name.ends_with("-iter") {
+            continue;
+        }
+        let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+        let wall = text
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("# end: "))
+            .and_then(|l| l.rsplit_once(" after "))
+            .and_then(|(_, s)| s.trim_end_matches('s').parse::<f64>().ok())
+            .unwrap_or(0.0);
+        let argv = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# argv: "))
+            .unwrap_or("")
+            .to_owned();
+        out.push(ProcessLog {
+            file: file.clone(),
+            name: name.to_owned(),
+            step,
+            collect,
+            argv,
+            wall,
+            cpu: logged_cpu(&e.path()),
+        });
+    }
+    out.sort_by(|a, b| (a.step, &a.name).cmp(&(b.step, &b.name)));
+    out
+}
+
+/// The gates of the world's `pawl.toml` (`[gates]`: name = command), in its order.
+fn sealed_gates(w: &World) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(w.repo.join("pawl.toml")).unwrap_or_default();
+    let mut out = Vec::new();
+    let mut in_gates = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            in_gates = t == "[gates]";
+            continue;
+        }
+        if !in_gates || t.starts_with('#') {
+            continue;
+        }
+        if let Ok(toml::Value::Table(kv)) = toml::from_str::<toml::Value>(t) {
+            // `lint_fix` is the lint-fix loop's command, not a gate.
+            for (k, v) in kv {
+                if let Some(c) = v
+                    .as_str()
+                    .filter(|c| !c.trim().is_empty() && k != "lint_fix")
+                {
+                    out.push((k, c.to_owned()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The breakdown of one verification (issue 30 point 5, issue 32 point 7): every process the
+/// run's verification started, with its wall-clock and CPU time and what the budget counts
+/// it as, against each gate run in place on the same tree in the same bench run. The budget,
+/// as docs/verification.md reads it: each gate's full run once per distinct tree that must run
+/// it (the baseline's, the run's tree, the locked tree when it differs), within 1.3× of the
+/// gates in place; the deciding tests' repeats by id (issue 32: three runs in all); the new
+/// tests' narrowed runs; pawl's own build pass at most once per tree; the probes. Anything
+/// else is listed as "beyond".
+fn breakdown(
+    id: &str,
+    report: &serde_json::Value,
+    logs: &[ProcessLog],
+    recheck: &[ProcessLog],
+    recheck_secs: f64,
+    gates_in_place: &[(String, f64, Option<f64>)],
+    test_in_place: (f64, Option<f64>),
+) -> String {
+    let locked = &report["locked"];
+    let phase_of: Vec<(u64, String)> = locked["steps"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| Some((s["step"].as_u64()?, s["phase"].as_str()?.to_owned())))
+                .collect()
+        })
+        .unwrap_or_default();
+    // The verification's own step: the step of the checks' logs the report names.
+    let verification_step = report["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["log"].as_str())
+        .filter_map(|l| {
+            Path::new(l)
+                .file_stem()?
+                .to_str()?
+                .rsplit_once('-')?
+                .1
+                .parse::<u64>()
+                .ok()
+        })
+        .max();
+    let baseline_step = logs.iter().map(|l| l.step).filter(|s| *s != 0).min();
+    // Checks whose repeats ran by id (the locked run's lines say so).
+    let by_id: Vec<String> = locked["lines"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| l.as_str())
+        .filter_map(|l| {
+            l.strip_prefix('`')?
+                .split_once("`: the repeats run its deciding tests by id")
+                .map(|(n, _)| n.to_owned())
+        })
+        .collect();
+    let same_tree = locked["tree"] == report["tree_hash"];
+    let mut rows = String::new();
+    let mut suite = (0.0, 0.0);
+    let mut total = (0.0, 0.0);
+    let mut beyond: Vec<String> = Vec::new();
+    let mut full_runs: Vec<(String, &'static str)> = Vec::new();
+    for l in logs {
+        let phase = if l.step == 0 {
+            "`pawl init`'s preflight (not the run)"
+        } else if Some(l.step) == baseline_step {
+            "baseline"
+        } else if Some(l.step) == verification_step {
+            "verification (the run's tree)"
+        } else {
+            match phase_of
+                .iter()
+                .find(|(s, _)| *s == l.step)
+                .map(|(_, p)| p.as_str())
+            {
+                Some("first") => "locked first pass",
+                Some("flaky") => "flaky re-run (baseline tree)",
+                Some("new-locked") => "new tests (locked tree)",
+                Some("new-base") => "new tests (baseline source)",
+                Some("repeat") => "repeat",
+                Some("repeat-whole") => "repeat (whole check)",
+                _ => "unclassified",
+            }
+        };
+        let tree: &'static str = match phase {
+            "baseline" | "flaky re-run (baseline tree)" => "baseline",
+            "verification (the run's tree)" if same_tree => "locked = run's",
+            "verification (the run's tree)" => "run's",
+            "new tests (baseline source)" => "baseline source + new tests",
+            "new tests (locked tree)" => "locked + new tests",
+            _ if phase.starts_with("`pawl init`") => "—",
+            _ if same_tree => "locked = run's",
+            _ => "locked",
+        };
+        let build = l.name == "jest-cache" || l.name == "go-build-cache";
+        let counted = if l.step == 0 {
+            "not the run"
+        } else if build {
+            "pawl's build pass (one per tree)"
+        } else if l.collect {
+            "collection pass (ids of a quiet runner)"
+        } else if phase == "repeat" && by_id.contains(&l.name) {
+            "repeat by id (issue 32)"
+        } else if phase.starts_with("new tests") {
+            "new tests (issue 32 point 3)"
+        } else if phase == "unclassified" {
+            "beyond"
+        } else if phase.starts_with("repeat") {
+            "beyond: a whole check repeated"
+        } else if full_runs.contains(&(l.name.clone(), tree)) {
+            "beyond: a second full run on the same tree"
+        } else {
+            full_runs.push((l.name.clone(), tree));
+            "full run (once per gate and tree)"
+        };
+        if l.step != 0 {
+            total.0 += l.wall;
+            total.1 += l.cpu.unwrap_or(0.0);
+            if counted.starts_with("full run") {
+                suite.0 += l.wall;
+                suite.1 += l.cpu.unwrap_or(0.0);
+            }
+            if counted.starts_with("beyond") {
+                beyond.push(format!("{} {} ({:.1} s)", l.name, phase, l.wall));
+            }
+        }
+        let _ = writeln!(
+            rows,
+            "| {} | {}{} | {} | {:.1} s | {} | {} |",
+            phase,
+            l.name,
+            if l.collect { " (collection)" } else { "" },
+            tree,
+            l.wall,
+            l.cpu.map_or_else(|| "—".into(), |c| format!("{c:.2} s")),
+            counted
+        );
+    }
+    let cost = |k: &str| locked["cost"][k].as_f64().unwrap_or(0.0) / 1000.0;
+    let probes = cost("probes_ms");
+    let _ = writeln!(
+        rows,
+        "| probes (the locked run's calls outside the runner: processes without a check log) | — | baseline, locked | {probes:.1} s | — | probes (issue 33) |"
+    );
+    for l in recheck {
+        let _ = writeln!(
+            rows,
+            "| re-check (`pawl verify --run`, a command of its own) | {} | run's, in a room apart | {:.1} s | {} | not the run |",
+            l.name,
+            l.wall,
+            l.cpu.map_or_else(|| "—".into(), |c| format!("{c:.2} s"))
+        );
+    }
+    let place_wall: f64 = gates_in_place.iter().map(|g| g.1).sum();
+    let place_cpu: f64 = gates_in_place.iter().filter_map(|g| g.2).sum();
+    let trees = {
+        let mut t: Vec<&str> = full_runs.iter().map(|(_, t)| *t).collect();
+        t.sort_unstable();
+        t.dedup();
+        t.len().max(1)
+    };
+    let mut s = format!(
+        "#### {id}: every process of the verification (wall clock, CPU)\n\n| what | check | tree | wall | CPU | the budget counts it as |\n|---|---|---|---|---|---|\n{rows}"
+    );
+    let _ = writeln!(
+        s,
+        "\nIn place (the same fixed tree, warm, this bench run): {}; all gates {:.1} s wall, {:.2} s CPU; the recipe's test command {:.1} s, {} CPU.",
+        gates_in_place
+            .iter()
+            .map(|(n, w, c)| format!(
+                "`{n}` {w:.1} s ({})",
+                c.map_or_else(|| "—".into(), |c| format!("{c:.2} s CPU"))
+            ))
+            .collect::<Vec<_>>()
+            .join(", "),
+        place_wall,
+        place_cpu,
+        test_in_place.0,
+        test_in_place
+            .1
+            .map_or_else(|| "—".into(), |c| format!("{c:.2} s"))
+    );
+    let _ = writeln!(
+        s,
+        "Full runs of the gates: {:.1} s wall, {:.2} s CPU on {trees} distinct tree(s) = {:.2}× wall, {:.2}× CPU the gates in place once per tree (the budget: 1.3×). The whole verification (every process above but the preflight, the re-check and the probes): {:.1} s wall, {:.2} s CPU = {:.2}× wall, {:.2}× CPU the gates in place once per tree; with the probes {:.1} s. Re-check apart: {:.1} s. Beyond the budget: {}.",
+        suite.0,
+        suite.1,
+        suite.0 / (place_wall * trees as f64).max(0.001),
+        suite.1 / (place_cpu * trees as f64).max(0.001),
+        total.0,
+        total.1,
+        total.0 / (place_wall * trees as f64).max(0.001),
+        total.1 / (place_cpu * trees as f64).max(0.001),
+        total.0 + probes,
+        recheck_secs,
+        if beyond.is_empty() {
+            "nothing".to_owned()
+        } else {
+            beyond.join("; ")
+        }
+    );
+    s
 }
 
 // ---------------------------------------------------------------------------- the goals bench

@@ -45,7 +45,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use lint_fix::{LintFix, lint_fix};
-pub use locked::{LeftOut, LockedRun, NewTest};
+pub use locked::{LeftOut, LockedRun, NewTest, RunStep};
 
 use crate::baseline::Baseline;
 pub use crate::workspace::Workspace;
@@ -1681,6 +1681,7 @@ fn locked_run(
             cost: None,
             goal_symbols: Vec::new(),
             hidden: None,
+            steps: Vec::new(),
         },
     }
 }

@@ -81,6 +81,25 @@ pub struct LockedRun {
     /// counts and behaviours only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden: Option<super::hidden_tests::HiddenRun>,
+    /// Every run of checks the locked run started, by what it was for and the step that names
+    /// its logs (`<check>-<step>.log`, pawl's own build passes too): how the verification's
+    /// cost breaks down (the budgets bench, docs/verification.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<RunStep>,
+}
+
+/// One run of checks in the locked run: what it was for, and the step its logs are named by.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunStep {
+    /// `first` (the first pass, the checks the verification's own run could not stand for),
+    /// `flaky` (failing checks again on the baseline tree), `new-locked`/`new-base` (the new
+    /// tests on the locked tree and on the baseline source), `repeat` (the deciding tests
+    /// again), `repeat-whole` (a repeat whose narrowed run named no test).
+    pub phase: String,
+    pub step: u64,
+    /// The checks it ran (each a log of that step).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<String>,
 }
 
 /// The locked run's cost (docs/verification.md, "The cost of the locked run").
@@ -1310,6 +1329,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         cost: None,
         goal_symbols: Vec::new(),
         hidden: None,
+        steps: Vec::new(),
     };
     if out.tree == baseline.tree {
         out.result = Locked::NothingChanged;
@@ -1355,10 +1375,13 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     // `copies` runs of `checks` on `tree`, each from the seal's snapshot: at once over one sync
     // where every check process writes only a layer of its own ([`isolated`]), else one after
     // the other, each from a fresh sync.
+    // Every run of checks, by what it was for and its logs' step (`LockedRun::steps`).
+    let mut steps: Vec<RunStep> = Vec::new();
     let mut run_copies = |room: &mut crate::room::Room,
                           tree: &TreeHash,
                           checks: &[Check],
-                          copies: usize|
+                          copies: usize,
+                          phase: &str|
      -> Result<(Vec<Vec<CheckRun>>, bool), LockedError> {
         let mut runs: Vec<Vec<CheckRun>> = Vec::with_capacity(copies);
         let mut at_once = false;
@@ -1385,7 +1408,13 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             // jest's cache: made once per tree (its stamp), shown to these checks.
             crate::room::jestcache::warm(&mut cfg, room);
             let left = copies.max(1) - runs.len();
+            let step_of = |i: usize| RunStep {
+                phase: phase.to_owned(),
+                step: cfg.step + u64::try_from(i).unwrap_or(0),
+                checks: checks.iter().map(|c| c.name.clone()).collect(),
+            };
             if left > 1 && try_at_once && isolated(&cfg, stats.overlay_failed.as_deref(), checks) {
+                steps.extend((0..left).map(step_of));
                 let batch: Vec<Vec<CheckRun>> = std::thread::scope(|scope| {
                     let handles: Vec<_> = (0..left)
                         .map(|i| {
@@ -1416,15 +1445,17 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
                 }
                 continue;
             }
+            steps.push(step_of(0));
             runs.push(crate::baseline::run_sealed(ws, Some(seal), checks, &cfg));
         }
         Ok((runs, at_once))
     };
     let mut run_on = |room: &mut crate::room::Room,
                       tree: &TreeHash,
-                      checks: &[Check]|
+                      checks: &[Check],
+                      phase: &str|
      -> Result<Vec<CheckRun>, LockedError> {
-        let (runs, _) = run_copies(room, tree, checks, 1)?;
+        let (runs, _) = run_copies(room, tree, checks, 1, phase)?;
         Ok(runs.into_iter().next().unwrap_or_default())
     };
     // `npm test` is narrowed as the runner its sealed script runs (`narrowable`).
@@ -1437,8 +1468,8 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     // When the locked tree is the run's tree (the run changed product source and declarations
     // only) and the verification ran its checks in this room, synced from that very tree, its
     // result is the locked run's first pass: the same checks on the same tree from the same
-    // snapshot. A check that passed only as "no worse", a hidden one (its evidence is
-    // redacted) or one without per-test evidence runs again.
+    // snapshot, whatever it showed of its tests (`run_of_item`). A check that passed only as
+    // "no worse" or a hidden one (its evidence is redacted) runs again.
     let same_tree = s.tree.as_str() == final_tree && ws.room.is_some();
     let mut first: Vec<CheckRun> = Vec::new();
     let mut to_run: Vec<Check> = Vec::new();
@@ -1468,7 +1499,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         ));
     }
     if !to_run.is_empty() {
-        first.extend(run_on(&mut room, &s.tree, &to_run)?);
+        first.extend(run_on(&mut room, &s.tree, &to_run, "first")?);
         first.sort_by_key(|r| checks.iter().position(|c| c.name == r.check.name));
     }
     // What the build really wrote to `OUT_DIR` for a build script the run added or changed,
@@ -1517,7 +1548,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         let base_tree = TreeHash::new(baseline.tree.clone())
             .ok_or_else(|| LockedError::Roles("the baseline tree id is malformed".into()))?;
         let again: Vec<Check> = failing.iter().map(|(r, _)| r.check.clone()).collect();
-        let on_base = run_on(&mut room, &base_tree, &again)?;
+        let on_base = run_on(&mut room, &base_tree, &again, "flaky")?;
         failing.retain(|(r, _)| {
             let now_failing = failing_tests(r);
             let Some(b) = on_base.iter().find(|b| b.check.name == r.check.name) else {
@@ -1558,6 +1589,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         }
         out.findings.extend(restored_findings(&restored));
         out.lines.extend(cache_lines(&cache_writes));
+        out.steps = std::mem::take(&mut steps);
         return Ok(out);
     }
     // The run's new tests, apart from the sealed ones: each test file in a process of its own,
@@ -1596,7 +1628,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             let mut narrowed = Vec::new();
             for c in &test_checks {
                 let from = narrowable(&c.command, &sealed, &room_root);
-                match select::narrow(&from, select::Pick::Files(&file)) {
+                match narrow(&from, select::Pick::Files(&file)) {
                     Some(cmd) => narrowed.push(Check::gate(c.name.clone(), cmd)),
                     None if !whole.iter().any(|w| w.name == c.name) => whole.push(c.clone()),
                     None => {}
@@ -1606,8 +1638,8 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
                 continue;
             }
             let (on_locked, on_base) = trees(std::slice::from_ref(f))?;
-            let l = run_on(&mut room, &on_locked, &narrowed)?;
-            let b = run_on(&mut room, &on_base, &narrowed)?;
+            let l = run_on(&mut room, &on_locked, &narrowed, "new-locked")?;
+            let b = run_on(&mut room, &on_base, &narrowed, "new-base")?;
             for r in &l {
                 // A narrowed run that ran nothing and named nothing: the narrowing is not
                 // trusted, the whole check judges.
@@ -1626,8 +1658,8 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         }
         if !whole.is_empty() {
             let (on_locked, on_base) = trees(&holding)?;
-            let l = run_on(&mut room, &on_locked, &whole)?;
-            let b = run_on(&mut room, &on_base, &whole)?;
+            let l = run_on(&mut room, &on_locked, &whole, "new-locked")?;
+            let b = run_on(&mut room, &on_base, &whole, "new-base")?;
             for r in &l {
                 let on_base = b.iter().find(|x| x.check.name == r.check.name);
                 out.new_tests.extend(judge_new(r, on_base, baseline, None));
@@ -1657,17 +1689,31 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             out.result = Locked::NeedsOtherChanges;
             out.findings.extend(restored_findings(&restored));
             out.lines.extend(cache_lines(&cache_writes));
+            out.steps = std::mem::take(&mut steps);
             return Ok(out);
         }
     }
     if let Some(c) = out.cost.as_mut() {
         c.new_tests_ms = ms_since(new_started);
     }
-    // The repeats: the checks whose tests decide (failing at the baseline), by the same tree,
-    // each from a freshly synced room.
+    // The repeats: the checks whose tests decide (failing at the baseline, passing now — the
+    // check, or some of the tests that failed in it), by the same tree, each from a freshly
+    // synced room. A check that failed at the baseline and still fails, judged no worse (a
+    // linter's findings the run did not touch), decides nothing: it is not repeated.
     let deciding: Vec<Check> = first
         .iter()
-        .filter(|r| baseline.check(&r.check.name).is_some_and(|b| !b.passed))
+        .filter(|r| {
+            baseline.check(&r.check.name).is_some_and(|b| {
+                !b.passed
+                    && (r.passed
+                        || b.tests.iter().any(|t| {
+                            t.status == TestStatus::Failed
+                                && outcomes(r)
+                                    .iter()
+                                    .any(|o| o.id == t.id && o.status == TestStatus::Passed)
+                        }))
+            })
+        })
         .map(|r| r.check.clone())
         .collect();
     if deciding.is_empty() {
@@ -1677,13 +1723,31 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         out.findings.extend(restored_findings(&restored));
         out.lines.extend(cache_lines(&cache_writes));
         ask_for_named(&mut out, goal);
+        out.steps = std::mem::take(&mut steps);
         return Ok(out);
     }
     // Where the runner selects tests, the repeats run only the deciding tests, by id: those that
     // failed at the baseline and pass now. Otherwise (or when a narrowed run does not name
     // them) the whole check is repeated.
+    //
+    // A deciding test that two checks run (`test` and a `coverage` gate over the same runner)
+    // is repeated in one of them only, the one whose first pass was the shortest: issue 32
+    // asks that the deciding tests run three times in all, by id in the same build, not three
+    // times per gate that happens to run them. The other check still ran them once on this
+    // tree (its first pass): an answer that differs under it is a failure there.
+    let mut by_cost: Vec<&Check> = deciding.iter().collect();
+    by_cost.sort_by_key(|c| {
+        first
+            .iter()
+            .find(|f| f.check.name == c.name)
+            .map(|r| r.duration)
+    });
+    let is_hidden = |c: &Check| hidden.iter().any(|h| h.name == c.name);
+    // The deciding tests some check's repeats already run (its runner, the test's id), and by
+    // which check.
+    let mut repeated: Vec<(pawl_verify::parse::Runner, String, String)> = Vec::new();
     let mut picked: Vec<(Check, Vec<String>)> = Vec::new();
-    for c in &deciding {
+    for c in by_cost {
         let ids: Vec<String> = baseline
             .check(&c.name)
             .map(|b| {
@@ -1706,9 +1770,36 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
             })
             .take(MAX_REPEAT_IDS)
             .collect();
-        let narrowed = (!ids.is_empty() && !hidden.iter().any(|h| h.name == c.name))
+        let runner = now.and_then(|r| r.tests.as_ref()).map(|t| t.runner);
+        if let Some(runner) = runner.filter(|_| !ids.is_empty() && !is_hidden(c)) {
+            let by: Vec<&str> = ids
+                .iter()
+                .filter_map(|id| {
+                    repeated
+                        .iter()
+                        .find(|(r, i, _)| *r == runner && i == id)
+                        .map(|(_, _, by)| by.as_str())
+                })
+                .collect();
+            if by.len() == ids.len() {
+                let mut by = by;
+                by.sort_unstable();
+                by.dedup();
+                out.lines.push(format!(
+                    "`{}`: its deciding tests are repeated by id in {} (the deciding tests run three times in all, not once more per gate that runs them)",
+                    c.name,
+                    by.iter()
+                        .map(|b| format!("`{b}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+                continue;
+            }
+            repeated.extend(ids.iter().map(|id| (runner, id.clone(), c.name.clone())));
+        }
+        let narrowed = (!ids.is_empty() && !is_hidden(c))
             .then(|| {
-                select::narrow(
+                narrow(
                     &narrowable(&c.command, &sealed, &room_root),
                     select::Pick::Ids(&ids),
                 )
@@ -1732,7 +1823,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     let repeats = usize::try_from(seal.runs.max(1) - 1).unwrap_or(0);
     let current: Vec<Check> = picked.iter().map(|(c, _)| c.clone()).collect();
     let (mut batches, at_once) = if repeats > 0 {
-        run_copies(&mut room, &s.tree, &current, repeats)?
+        run_copies(&mut room, &s.tree, &current, repeats, "repeat")?
     } else {
         (Vec::new(), false)
     };
@@ -1762,7 +1853,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
         }
     }
     if !fallback.is_empty() {
-        let (whole, _) = run_copies(&mut room, &s.tree, &fallback, repeats)?;
+        let (whole, _) = run_copies(&mut room, &s.tree, &fallback, repeats, "repeat-whole")?;
         for (again, w) in batches.iter_mut().zip(whole) {
             again.retain(|r| !fallback.iter().any(|f| f.name == r.check.name));
             again.extend(w);
@@ -1924,6 +2015,7 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     out.findings.extend(restored_findings(&restored));
     out.lines.extend(cache_lines(&cache_writes));
     ask_for_named(&mut out, goal);
+    out.steps = std::mem::take(&mut steps);
     Ok(out)
 }
 
@@ -1952,21 +2044,39 @@ fn isolated(
             .any(|c| pawl_process::sandbox::check::KEPT_LAYERS.contains(&c.name.as_str()))
 }
 
-/// The verification's own run of `check`, as evidence recorded it, when it passed and named
-/// its tests: the locked run's first pass on the same tree (`None`: run it again).
+/// The verification's own run of `check`, as evidence recorded it, when it passed (not only as
+/// "no worse"): the locked run's first pass on the same tree (`None`: run it again). It stands
+/// for a fresh run whatever the check showed of its tests — by id, by counts, or nothing (a
+/// build, a linter: judged by its exit) — because the tree, the seal's snapshot it was synced
+/// from and the room are the same: a second run on them tells only whether the answer
+/// changes, which the repeats of the deciding tests ask (issue 32 point 5: three runs in all,
+/// the first included). A hidden check (its evidence is redacted) is never taken from here.
 fn run_of_item(item: &Item, check: &Check, room: &Path) -> Option<CheckRun> {
     let e = item.evidence.as_ref()?;
     if !item.passed() || item.no_worse.is_some() || e.data.command != check.command {
         return None;
     }
-    let counts = e.data.tests.as_ref()?;
-    let runner: pawl_verify::parse::Runner =
-        serde_json::from_value(serde_json::Value::String(counts.runner.clone()?)).ok()?;
-    let counted = counts.passed + counts.failed + counts.skipped;
-    let ids = pawl_verify::parse::IdCoverage::of(&e.data.outcomes, counted);
-    if !ids.per_test() || e.data.outcomes.is_empty() {
-        return None;
-    }
+    let tests = match e.data.tests.as_ref() {
+        // No test summary at all: a check judged by its exit alone, as a fresh run would be.
+        None if e.data.outcomes.is_empty() => None,
+        None => return None,
+        Some(counts) => {
+            let runner: pawl_verify::parse::Runner =
+                serde_json::from_value(serde_json::Value::String(counts.runner.clone()?)).ok()?;
+            let counted = counts.passed + counts.failed + counts.skipped;
+            let ids = pawl_verify::parse::IdCoverage::of(&e.data.outcomes, counted);
+            Some(pawl_verify::TestSummary {
+                runner,
+                passed: counts.passed,
+                failed: counts.failed,
+                skipped: counts.skipped,
+                failing: e.data.failing.clone(),
+                first_failure: e.data.first_failure.clone(),
+                tests: e.data.outcomes.clone(),
+                ids,
+            })
+        }
+    };
     Some(CheckRun {
         check: check.clone(),
         argv: e.data.argv.clone(),
@@ -1974,16 +2084,7 @@ fn run_of_item(item: &Item, check: &Check, room: &Path) -> Option<CheckRun> {
         end: CheckEnd::Exited { code: 0 },
         passed: true,
         duration: std::time::Duration::from_millis(e.data.duration_ms),
-        tests: Some(pawl_verify::TestSummary {
-            runner,
-            passed: counts.passed,
-            failed: counts.failed,
-            skipped: counts.skipped,
-            failing: e.data.failing.clone(),
-            first_failure: e.data.first_failure.clone(),
-            tests: e.data.outcomes.clone(),
-            ids,
-        }),
+        tests,
         coverage: None,
         diagnostics: None,
         items: None,
@@ -2025,8 +2126,40 @@ fn ask_for_named(out: &mut LockedRun, goal: &str) {
 /// `npm test` read as the runner the sealed `package.json`'s test script runs, with the room's
 /// environment (`pawl_verify::script`); the check's own command otherwise.
 fn narrowable(command: &str, sealed: &GitTree<'_>, room: &Path) -> String {
-    pawl_verify::script::resolve(command, &|p| sealed.read(p), &|p| room.join(p).exists())
+    let resolve =
+        |c: &str| pawl_verify::script::resolve(c, &|p| sealed.read(p), &|p| room.join(p).exists());
+    resolve(command)
+        .or_else(|| with_script_args(command, &resolve))
         .unwrap_or_else(|| command.to_owned())
+}
+
+/// npm's `npm run test -- ARGS` (the jest gate `pawl init` writes: `-- --json
+/// --outputFile={report}`): npm hands ARGS to the script, so the runner's command is the
+/// script's (`resolve`d) with ARGS after it. Plain words only (the report's placeholder apart).
+fn with_script_args(command: &str, resolve: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let (script, args) = command.split_once(" -- ")?;
+    let plain = !args
+        .replace(pawl_verify::report::REPORT_PLACEHOLDER, "")
+        .contains(|c: char| ";|&<>$`(){}'\"\\\n*?[".contains(c));
+    (script.trim_start().starts_with("npm ") && plain && !args.trim().is_empty())
+        .then(|| resolve(script.trim()))
+        .flatten()
+        .map(|r| format!("{r} {}", args.trim()))
+}
+
+/// The word the report's placeholder stands in for while a command is narrowed (the narrowing
+/// refuses braces, which a shell could expand; the runner puts the report's path in its place).
+const REPORT_WORD: &str = "__pawl_report__";
+
+/// [`select::narrow`], with the check's report placeholder (`--outputFile={report}`) kept: the
+/// narrowed run writes its own report, named by its step, as every run of the check does.
+fn narrow(command: &str, pick: select::Pick<'_>) -> Option<String> {
+    if command.contains(REPORT_WORD) {
+        return None;
+    }
+    let placeholder = pawl_verify::report::REPORT_PLACEHOLDER;
+    select::narrow(&command.replace(placeholder, REPORT_WORD), pick)
+        .map(|c| c.replace(REPORT_WORD, placeholder))
 }
 
 /// Runner caches (`pawl_core::envmanifest::NOT_PACKAGES`: `.vite`, `.vitest`, `.cache`) at the
@@ -2686,6 +2819,47 @@ mod tests {
         }
     }
 
+    /// The jest gate `pawl init` writes for npm (`npm run test -- --json --outputFile={report}`)
+    /// is narrowed as the script's runner with npm's arguments after it, its report kept: on
+    /// main its repeats ran the whole suite (hashids: two 40 s runs for five deciding tests).
+    #[test]
+    fn an_npm_gate_with_arguments_is_narrowed_by_id_with_its_report() {
+        let resolve = |c: &str| {
+            (c == "npm run test" || c == "npm test").then(|| "node_modules/.bin/jest".to_owned())
+        };
+        let gate = "npm run test -- --json --outputFile={report}";
+        let runner = with_script_args(gate, &resolve).expect("resolved");
+        assert_eq!(
+            runner,
+            "node_modules/.bin/jest --json --outputFile={report}"
+        );
+        let ids = ["src/a.test.ts > encode > pads to 30".to_owned()];
+        let narrowed = narrow(&runner, select::Pick::Ids(&ids)).expect("narrowed");
+        assert!(
+            narrowed.starts_with("node_modules/.bin/jest --json --outputFile={report} "),
+            "{narrowed}"
+        );
+        assert!(narrowed.contains("-t"), "{narrowed}");
+        assert!(narrowed.contains("src/a.test.ts"), "{narrowed}");
+        assert!(!narrowed.contains(REPORT_WORD), "{narrowed}");
+        // Anything but plain words after `--`, another package manager, or no arguments: left
+        // as it is (the whole check runs).
+        for gate in [
+            "npm run test -- --json | tee log",
+            "npm run test -- $ARGS",
+            "npm run test -- --outputFile={other}",
+            "yarn test -- --json",
+            "npm run test -- ",
+        ] {
+            assert_eq!(with_script_args(gate, &resolve), None, "{gate}");
+        }
+        // A command that already holds the stand-in word is not narrowed.
+        assert_eq!(
+            narrow(&format!("jest {REPORT_WORD}"), select::Pick::Ids(&ids)),
+            None
+        );
+    }
+
     fn run_with(left: &[&str]) -> LockedRun {
         LockedRun {
             result: Locked::Holds,
@@ -2710,6 +2884,7 @@ mod tests {
             cost: None,
             goal_symbols: Vec::new(),
             hidden: None,
+            steps: Vec::new(),
         }
     }
 

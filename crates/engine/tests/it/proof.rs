@@ -160,6 +160,26 @@ pub const TESTS: &[Test] = &[
         "locked_cost_on_a_suite_of_200_tests",
         locked_cost_on_a_suite_of_200_tests,
     ),
+    (
+        "locked_a_check_without_tests_is_not_run_again_on_the_same_tree",
+        locked_a_check_without_tests_is_not_run_again_on_the_same_tree,
+    ),
+    (
+        "locked_code_right_only_in_some_runs_under_an_exit_only_gate_is_nondeterministic",
+        locked_code_right_only_in_some_runs_under_an_exit_only_gate_is_nondeterministic,
+    ),
+    (
+        "locked_a_deciding_test_two_gates_run_is_repeated_in_one",
+        locked_a_deciding_test_two_gates_run_is_repeated_in_one,
+    ),
+    (
+        "locked_code_right_only_in_some_runs_under_two_gates_is_nondeterministic",
+        locked_code_right_only_in_some_runs_under_two_gates_is_nondeterministic,
+    ),
+    (
+        "locked_a_check_failing_before_and_after_is_not_repeated",
+        locked_a_check_failing_before_and_after_is_not_repeated,
+    ),
 ];
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
@@ -1549,4 +1569,219 @@ fn suite_of_200(contained: bool) {
         },
         locked,
     );
+}
+
+/// `files` sealed with `gates` and verified in a room (as `pawl` verifies: the locked run's
+/// first pass is then the verification's own run where the locked tree is the run's tree); the
+/// agent does `scenario`.
+fn in_room(
+    files: &[(&str, &str)],
+    gates: &[(&str, &str)],
+    scenario: &str,
+) -> (Fixture, pawl_engine::LoopEnd) {
+    in_room_for("make the test pass", files, gates, scenario)
+}
+
+/// [`in_room`] for a run whose goal is `goal`.
+fn in_room_for(
+    goal: &str,
+    files: &[(&str, &str)],
+    gates: &[(&str, &str)],
+    scenario: &str,
+) -> (Fixture, pawl_engine::LoopEnd) {
+    let mut f = Fixture::with_goal(scenario, goal);
+    f.git(files);
+    let checks: Vec<(&str, &str, CheckRole)> = gates
+        .iter()
+        .map(|(n, c)| (*n, *c, CheckRole::Gate))
+        .collect();
+    let s = seal(&checks, f.root());
+    f.seal(s);
+    let room = tempfile::tempdir().expect("room");
+    let mut ws = f.ws();
+    ws.room = Some(room.path().join("room"));
+    let b = baseline::take(&ws, f.run_seal()).expect("baseline");
+    f.record_baseline(&b);
+    let mut agent = f.replay();
+    let mut v = GateVerifier::new(ws, Vec::new());
+    let (end, _) = f.drive(&mut agent, &mut v);
+    drop(room);
+    (f, end)
+}
+
+/// `calc.py` whose `add` is right except on the `wrong_at`-th import (a counter outside the
+/// tree, at `counter`).
+fn calc_wrong_at(counter: &std::path::Path, wrong_at: u32) -> String {
+    format!(
+        "import os\n\n_P = {p:?}\n_n = int(open(_P).read()) + 1 if os.path.exists(_P) else 1\nopen(_P, 'w').write(str(_n))\n\n\ndef add(a, b):\n    return a + b if _n != {wrong_at} else a - b\n\n\ndef mul(a, b):\n    return a * b\n",
+        p = counter.display().to_string()
+    )
+}
+
+/// A gate judged by its exit alone (it names no test).
+const EXIT_ONLY: &str = "python3 -c 'import sys, calc; sys.exit(0 if calc.add(2, 3) == 5 else 1)'";
+
+/// Issue 32 point 7 (cost). A check that names no test (a build, a linter) and passed on the
+/// run's tree is not run again as the locked run's first pass when the locked tree is the
+/// run's tree: same tree, same snapshot, same room (it ran again on main).
+fn locked_a_check_without_tests_is_not_run_again_on_the_same_tree() {
+    let (_f, end) = in_room(
+        &[("calc.py", CALC), ("test_calc.py", CALC_TEST)],
+        &[
+            ("test", "python3 -m unittest discover -v"),
+            ("compile", "python3 -c 'import calc'"),
+        ],
+        &edit("calc.py", "a - b", "a + b"),
+    );
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let last = end.last.expect("report");
+    assert!(last.done, "{last:?}");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(locked.result, pawl_core::proof::Locked::Holds);
+    assert_eq!(locked.runs, 3, "{locked:?}");
+    assert!(
+        locked.lines.iter().any(|l| l.contains(
+            "the verification's own run of `test`, `compile` is the locked run's first pass"
+        )),
+        "{locked:?}"
+    );
+    assert!(
+        !locked.steps.iter().any(|s| s.phase == "first"),
+        "{:?}",
+        locked.steps
+    );
+    // The deciding test's two repeats, and nothing else.
+    assert_eq!(repeated(locked), ["test", "test"], "{:?}", locked.steps);
+}
+
+/// The attack the first pass's second run of an exit-only check answered (one more sample of
+/// code right only in some runs): the deciding check still runs three times in all on the
+/// locked tree (the verification's run and two repeats), and code wrong on its third import
+/// is caught by a repeat.
+fn locked_code_right_only_in_some_runs_under_an_exit_only_gate_is_nondeterministic() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let code = calc_wrong_at(&dir.path().join("n"), 3);
+    let (_f, end) = in_room(
+        &[("calc.py", CALC), ("test_calc.py", CALC_TEST)],
+        &[("check", EXIT_ONLY)],
+        &write("calc.py", &code),
+    );
+    let last = end.last.expect("report");
+    assert_eq!(last.outcome, Some(Outcome::Nondeterministic), "{last:?}");
+    assert!(!last.done);
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(
+        locked.result,
+        pawl_core::proof::Locked::Differs,
+        "{locked:?}"
+    );
+    assert!(
+        locked.lines.iter().any(|l| l.contains("another result")),
+        "{locked:?}"
+    );
+}
+
+/// A second gate over the same runner (as a `coverage` gate runs the tests again).
+const TWO_GATES: &[(&str, &str)] = &[
+    ("test", "python3 -m unittest discover -v"),
+    ("again", "python3 -m unittest discover -v -t ."),
+];
+
+/// Issue 32 point 5 asks that the deciding tests run three times in all: a deciding test two
+/// gates run is repeated by id in one of them (twice), not in each (four times, as on main).
+fn locked_a_deciding_test_two_gates_run_is_repeated_in_one() {
+    let (_f, end) = in_room(
+        &[("calc.py", CALC), ("test_calc.py", CALC_TEST)],
+        TWO_GATES,
+        &edit("calc.py", "a - b", "a + b"),
+    );
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let last = end.last.expect("report");
+    assert!(last.done, "{last:?}");
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(locked.runs, 3, "{locked:?}");
+    assert_eq!(
+        locked
+            .lines
+            .iter()
+            .filter(|l| l.contains("the repeats run its deciding tests by id"))
+            .count(),
+        1,
+        "{locked:?}"
+    );
+    assert!(
+        locked
+            .lines
+            .iter()
+            .any(|l| l.contains("its deciding tests are repeated by id in")),
+        "{locked:?}"
+    );
+    // One gate's two repeats (which gate: the one whose first run was the shorter).
+    let r = repeated(locked);
+    assert!(r.len() == 2 && r[0] == r[1], "{:?}", locked.steps);
+}
+
+/// The attack the second gate's repeats answered too (code right only in some runs): the
+/// deciding test's three runs in one gate still catch code wrong on its fourth import (the
+/// verification's two gates import it twice, the repeats twice more).
+fn locked_code_right_only_in_some_runs_under_two_gates_is_nondeterministic() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let code = calc_wrong_at(&dir.path().join("n"), 4);
+    let (_f, end) = in_room(
+        &[("calc.py", CALC), ("test_calc.py", CALC_TEST)],
+        TWO_GATES,
+        &write("calc.py", &code),
+    );
+    let last = end.last.expect("report");
+    assert_eq!(last.outcome, Some(Outcome::Nondeterministic), "{last:?}");
+    assert!(!last.done);
+    let locked = last.locked.as_ref().expect("the locked run ran");
+    assert_eq!(
+        locked.result,
+        pawl_core::proof::Locked::Differs,
+        "{locked:?}"
+    );
+}
+
+/// A check that fails at the baseline and still fails the same way on the run's tree (a
+/// linter's findings the run did not touch, judged no worse) decides nothing: the repeats run
+/// only the deciding tests (on main it was repeated whole twice: walkdir's clippy, 4 s each).
+fn locked_a_check_failing_before_and_after_is_not_repeated() {
+    let (_f, end) = in_room_for(
+        "test_add fails: add(2, 3) must be 5",
+        &[("calc.py", CALC), ("test_calc.py", CALC_TEST)],
+        &[
+            ("test", "python3 -m unittest discover -v"),
+            (
+                "lint",
+                "echo 'vendored.py:1: error: Name \"x\" is not defined  [name-defined]'; exit 1",
+            ),
+        ],
+        &edit("calc.py", "a - b", "a + b"),
+    );
+    let last = end.last.expect("report");
+    let locked = last
+        .locked
+        .as_ref()
+        .unwrap_or_else(|| panic!("the locked run ran: {last:?}"));
+    assert_eq!(locked.result, pawl_core::proof::Locked::Holds, "{locked:?}");
+    assert_eq!(locked.runs, 3, "{locked:?}");
+    assert_eq!(repeated(locked), ["test", "test"], "{:?}", locked.steps);
+    assert!(
+        !locked
+            .lines
+            .iter()
+            .any(|l| l.contains("`lint`") && l.contains("repeat")),
+        "{locked:?}"
+    );
+}
+
+/// The checks the locked run's repeats ran, one entry per run of a check.
+fn repeated(locked: &pawl_engine::verify::LockedRun) -> Vec<&str> {
+    locked
+        .steps
+        .iter()
+        .filter(|s| s.phase.starts_with("repeat"))
+        .flat_map(|s| s.checks.iter().map(String::as_str))
+        .collect()
 }
