@@ -1850,8 +1850,6 @@ struct ProcessLog {
     step: u64,
     /// A collection pass of the check (`.collect<i>`).
     collect: bool,
-    /// The command as the log's `# argv:` line gives it.
-    argv: String,
     wall: f64,
     cpu: Option<f64>,
 }
@@ -1885,17 +1883,11 @@ fn process_logs(logs: &Path) -> Vec<ProcessLog> {
             .and_then(|l| l.rsplit_once(" after "))
             .and_then(|(_, s)| s.trim_end_matches('s').parse::<f64>().ok())
             .unwrap_or(0.0);
-        let argv = text
-            .lines()
-            .find_map(|l| l.strip_prefix("# argv: "))
-            .unwrap_or("")
-            .to_owned();
         out.push(ProcessLog {
             file: file.clone(),
             name: name.to_owned(),
             step,
             collect,
-            argv,
             wall,
             cpu: logged_cpu(&e.path()),
         });
@@ -1994,6 +1986,7 @@ fn breakdown(
     let mut total = (0.0, 0.0);
     let mut beyond: Vec<String> = Vec::new();
     let mut full_runs: Vec<(String, &'static str)> = Vec::new();
+    let mut built: Vec<&'static str> = Vec::new();
     for l in logs {
         let phase = if l.step == 0 {
             "`pawl init`'s preflight (not the run)"
@@ -2029,7 +2022,10 @@ fn breakdown(
         let build = l.name == "jest-cache" || l.name == "go-build-cache";
         let counted = if l.step == 0 {
             "not the run"
+        } else if build && built.contains(&tree) {
+            "beyond: a second build pass on the same tree"
         } else if build {
+            built.push(tree);
             "pawl's build pass (one per tree)"
         } else if l.collect {
             "collection pass (ids of a quiet runner)"

@@ -1371,7 +1371,14 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
     let mut cache_writes: Vec<String> = Vec::new();
     let mut syncs = std::time::Duration::ZERO;
     // The trees pawl's own Go build warmed the checks' cache for (`room::gocache`): once each.
+    // The run's tree was warmed by the verification's own run in this room, for every sealed
+    // check (its build is the one build of that tree the budget allows): not built again when
+    // it is the locked tree. A part it did not warm only compiles in the check (time, never
+    // trust: the cache is written by pawl's builds alone).
     let mut warmed: Vec<String> = Vec::new();
+    if s.tree.as_str() == final_tree && ws.room.is_some() {
+        warmed.push(final_tree.to_owned());
+    }
     // `copies` runs of `checks` on `tree`, each from the seal's snapshot: at once over one sync
     // where every check process writes only a layer of its own ([`isolated`]), else one after
     // the other, each from a fresh sync.
