@@ -2,7 +2,8 @@
 # The budgets per ecosystem (issue 30 point 5): one real project per ecosystem (Python, Node,
 # Rust, Go) from corpus/real/, the honest agent through `pawl run`, then the project's own test
 # command in place on the same tree; prints the table of docs/verification.md ("Budgets per
-# ecosystem"). A benchmark, not a test: it asserts no figure and is not part of CI or
+# ecosystem") and, per project, every process of the verification (wall clock, CPU, what the
+# budget counts it as: "What the budget counts") against each gate run in place. A benchmark, not a test: it asserts no figure and is not part of CI or
 # scripts/test.sh. Needs the network while the cache of scripts/real-projects.sh is cold.
 #
 #   bash scripts/real-budgets.sh
