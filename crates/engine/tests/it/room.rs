@@ -747,11 +747,13 @@ fn jest_pass_output(room_dir: &Path, tree: &TreeHash, text: &str, finished: bool
 /// The jest pass trusts that only a tree's own checks see its cache. The path the checks'
 /// copy-on-write bind names (`jestcache::dir`) is read when a check starts, so a check
 /// configuration made for one tree and used after the room moved (a stale stamp) would show
-/// that tree's transforms to another tree's checks — on main `866cd9a7` the cache stayed where
-/// it was until the next pass, whose removal a read-only directory the last pass left could
-/// stop. Now a sync to another tree moves the cache away first: the path holds nothing of
-/// another tree's (a cold run), and the tree's own cache comes back when the room holds it
-/// again; an unfinished one is discarded, read-only directories and all.
+/// that tree's transforms to another tree's checks: with main's (`866cd9a7`) jest handling
+/// this test fails at the first sync ("the transform of tree a" still at the path), the cache
+/// staying where it was until the next pass, whose removal a read-only directory the last
+/// pass left could stop (as a user). Now a sync to another tree moves the cache away first:
+/// the path holds nothing of another tree's (a cold run), and the tree's own cache comes back
+/// when the room holds it again; an unfinished one is discarded, read-only directories and
+/// all. And a check's layer with a read-only directory no longer stops the next sync.
 fn room_the_jest_cache_the_checks_are_shown_is_only_ever_the_held_trees() {
     use pawl_engine::room::jestcache;
     let fx = Fx::new();
@@ -790,7 +792,7 @@ fn room_the_jest_cache_the_checks_are_shown_is_only_ever_the_held_trees() {
     // set aside as the tree's.
     let _ = std::fs::remove_file(room.dir().join(jestcache::STAMP));
     let _ = std::process::Command::new("chmod")
-        .args(["-R", "u+w"])
+        .args(["-R", "u+rwx"])
         .arg(&shown)
         .status();
     std::fs::remove_dir_all(&shown).unwrap();
@@ -826,7 +828,7 @@ fn room_the_jest_cache_the_checks_are_shown_is_only_ever_the_held_trees() {
     assert!(!layer.exists());
     // Leave the fixture removable.
     let _ = std::process::Command::new("chmod")
-        .args(["-R", "u+w"])
+        .args(["-R", "u+rwx"])
         .arg(room.dir())
         .status();
 }
