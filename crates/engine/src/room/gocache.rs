@@ -353,7 +353,11 @@ pub(super) mod tests {
         assert_eq!(warm_commands(root, &["make test"]), "");
         // A module at the root too: the root for a script, and each directory once.
         std::fs::write(root.join("go.mod"), "module example.com/all\n").unwrap();
-        let both = &["make test", "cd svc && go test ./...", "cd svc; go vet ./..."][..];
+        let both = &[
+            "make test",
+            "cd svc && go test ./...",
+            "cd svc; go vet ./...",
+        ][..];
         let command = warm_command(both);
         assert_eq!(
             warm_commands(root, both),
@@ -367,7 +371,11 @@ pub(super) mod tests {
     /// all. Needs `go`, skipped without.
     #[test]
     fn a_module_in_a_sub_folder_is_built_as_its_check_builds_it() {
-        if std::process::Command::new("go").arg("version").output().is_err() {
+        if std::process::Command::new("go")
+            .arg("version")
+            .output()
+            .is_err()
+        {
             #[allow(clippy::print_stderr)]
             {
                 eprintln!("SKIPPED: no go");
@@ -377,7 +385,11 @@ pub(super) mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("repo");
         std::fs::create_dir_all(root.join("svc")).unwrap();
-        std::fs::write(root.join("svc/go.mod"), "module example.com/svc\n\ngo 1.21\n").unwrap();
+        std::fs::write(
+            root.join("svc/go.mod"),
+            "module example.com/svc\n\ngo 1.21\n",
+        )
+        .unwrap();
         std::fs::write(
             root.join("svc/calc.go"),
             "package calc\n\nfunc Mul(a, b int) int { return a * b }\n",
@@ -407,13 +419,22 @@ pub(super) mod tests {
         assert!(out.status.success(), "{out:?}");
         let out = sh(check, &warm);
         assert!(out.status.success(), "{out:?}");
-        assert_eq!(compiles(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            compiles(&out),
+            0,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         // The root alone: nothing to build there; the check compiles its module.
         let cold = tmp.path().join("cold");
         assert_eq!(warm_commands(&root, &["go build ./..."]), "");
         let out = sh(check, &cold);
         assert!(out.status.success(), "{out:?}");
-        assert!(compiles(&out) > 0, "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            compiles(&out) > 0,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     /// The check sandbox `cfg` was given.

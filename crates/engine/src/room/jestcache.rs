@@ -299,7 +299,10 @@ pub(crate) fn leave(room_dir: &Path, tree: &str) {
         let to = aside.join(&held);
         // Moving a directory to another parent rewrites its `..`: it must be writable.
         make_writable_top(&cache);
-        if std::fs::create_dir_all(&aside).is_ok() && discard(&to) && std::fs::rename(&cache, &to).is_ok() {
+        if std::fs::create_dir_all(&aside).is_ok()
+            && discard(&to)
+            && std::fs::rename(&cache, &to).is_ok()
+        {
             // The order caches were set aside in: the modification time of the directory.
             if let Ok(f) = std::fs::File::open(&to) {
                 let _ = f.set_modified(std::time::SystemTime::now());
@@ -452,7 +455,13 @@ mod tests {
             let dir = tempfile::tempdir().ok()?;
             std::fs::write(dir.path().join("package.json"), "{\"private\": true}\n").ok()?;
             let ok = std::process::Command::new("npm")
-                .args(["install", "--no-audit", "--no-fund", "--silent", "--save-dev"])
+                .args([
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--silent",
+                    "--save-dev",
+                ])
                 .arg("jest@29.7.0")
                 .current_dir(dir.path())
                 .output()
@@ -552,10 +561,11 @@ mod tests {
                     let path = e.path();
                     if path.is_dir() {
                         stack.push(path);
-                    } else if path
-                        .components()
-                        .any(|c| c.as_os_str().to_string_lossy().starts_with("jest-transform-cache-"))
-                    {
+                    } else if path.components().any(|c| {
+                        c.as_os_str()
+                            .to_string_lossy()
+                            .starts_with("jest-transform-cache-")
+                    }) {
                         out.insert(path);
                     }
                 }
@@ -625,7 +635,10 @@ mod tests {
                 "package.json",
                 "{\"name\": \"calc\", \"private\": true, \"type\": \"module\"}\n",
             ),
-            ("calc.js", "export function mul(a, b) {\n  return a * b;\n}\n"),
+            (
+                "calc.js",
+                "export function mul(a, b) {\n  return a * b;\n}\n",
+            ),
             (
                 "calc.test.js",
                 "import { mul } from './calc.js';\n\ntest('multiplies', () => {\n  expect(mul(2, 3)).toBe(6);\n});\n",
@@ -658,9 +671,15 @@ mod tests {
     #[test]
     fn a_package_in_a_sub_folder_is_warmed_where_its_check_runs_jest() {
         let Some(p) = Project::new(&[
-            ("package.json", "{\"private\": true, \"workspaces\": [\"packages/*\"]}\n"),
+            (
+                "package.json",
+                "{\"private\": true, \"workspaces\": [\"packages/*\"]}\n",
+            ),
             ("packages/a/package.json", PKG),
-            ("packages/a/jest.config.js", "module.exports = { testEnvironment: 'node' };\n"),
+            (
+                "packages/a/jest.config.js",
+                "module.exports = { testEnvironment: 'node' };\n",
+            ),
             ("packages/a/calc.js", CALC),
             ("packages/a/calc.test.js", CALC_TEST),
         ]) else {

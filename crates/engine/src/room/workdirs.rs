@@ -153,10 +153,37 @@ pub fn dirs(
 /// Programs known to run one ecosystem's tools: a check that runs one of them and is not the
 /// tool looked for runs nothing of it. Any other program (`make`, a script) may run anything.
 const KNOWN: &[&str] = &[
-    "go", "gofmt", "golangci-lint", "staticcheck", "cargo", "rustc", "python", "python3",
-    "pytest", "uv", "ruff", "mypy", "black", "flake8", "pylint", "jest", "npx", "npm", "yarn",
-    "pnpm", "node", "bunx", "vitest", "tsc", "eslint", "prettier", "mocha", "git", "echo",
-    "true", "test",
+    "go",
+    "gofmt",
+    "golangci-lint",
+    "staticcheck",
+    "cargo",
+    "rustc",
+    "python",
+    "python3",
+    "pytest",
+    "uv",
+    "ruff",
+    "mypy",
+    "black",
+    "flake8",
+    "pylint",
+    "jest",
+    "npx",
+    "npm",
+    "yarn",
+    "pnpm",
+    "node",
+    "bunx",
+    "vitest",
+    "tsc",
+    "eslint",
+    "prettier",
+    "mocha",
+    "git",
+    "echo",
+    "true",
+    "test",
 ];
 
 /// `dir` or a directory above it, up to `tree`, holding `rel` (a tool's installation or a
@@ -197,13 +224,19 @@ mod tests {
             ("cd packages; cd a && npm test", Some(("packages/a", "npm"))),
             ("cd 'packages/a' && CI=1 jest", Some(("packages/a", "jest"))),
             ("cd ./web/../svc && go test ./...", Some(("svc", "go"))),
-            ("export CI=1 && cd svc && go vet ./... && go test ./...", Some(("svc", "go"))),
+            (
+                "export CI=1 && cd svc && go vet ./... && go test ./...",
+                Some(("svc", "go")),
+            ),
             ("npm --prefix web test", Some(("web", "npm"))),
             ("npm --prefix=web run test", Some(("web", "npm"))),
             ("pnpm -C web test", Some(("web", "pnpm"))),
             ("yarn --cwd web test", Some(("web", "yarn"))),
             ("go -C svc test ./...", Some(("svc", "go"))),
-            ("env NODE_OPTIONS=--experimental-vm-modules npx jest", Some(("", "npx"))),
+            (
+                "env NODE_OPTIONS=--experimental-vm-modules npx jest",
+                Some(("", "npx")),
+            ),
             ("cd web && npx jest | tee log", Some(("web", "npx"))),
             // Not plainly a directory inside the tree: not followed.
             ("cd $PKG && npx jest", None),
@@ -239,16 +272,32 @@ mod tests {
             &node,
             &all,
         );
-        assert_eq!(got, vec![PathBuf::from("packages/b"), PathBuf::from("packages/a")]);
+        assert_eq!(
+            got,
+            vec![PathBuf::from("packages/b"), PathBuf::from("packages/a")]
+        );
         // A script: the tree itself too.
-        let got = dirs(tree.path(), &["make test", "cd packages/a && npx jest"], &node, &all);
+        let got = dirs(
+            tree.path(),
+            &["make test", "cd packages/a && npx jest"],
+            &node,
+            &all,
+        );
         assert_eq!(got, vec![PathBuf::new(), PathBuf::from("packages/a")]);
         // Only those that hold what the pass needs.
         let only_a = |d: &Path| d.ends_with("packages/a");
-        let got = dirs(tree.path(), &["make test", "cd packages/a && npx jest"], &node, &only_a);
+        let got = dirs(
+            tree.path(),
+            &["make test", "cd packages/a && npx jest"],
+            &node,
+            &only_a,
+        );
         assert_eq!(got, vec![PathBuf::from("packages/a")]);
         assert_eq!(in_dir(Path::new(""), "go build"), "go build");
-        assert_eq!(in_dir(Path::new("svc"), "go build"), "( cd 'svc' && go build )");
+        assert_eq!(
+            in_dir(Path::new("svc"), "go build"),
+            "( cd 'svc' && go build )"
+        );
         std::fs::create_dir_all(tree.path().join("node_modules/jest")).unwrap();
         let a = tree.path().join("packages/a");
         assert!(upward_has(tree.path(), &a, "node_modules/jest"));
