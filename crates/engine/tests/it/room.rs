@@ -720,7 +720,12 @@ fn texts_under(dir: &Path) -> BTreeMap<String, String> {
             if e.path().is_dir() {
                 stack.push(e.path());
             } else {
-                let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
+                let rel = e
+                    .path()
+                    .strip_prefix(dir)
+                    .expect("under")
+                    .display()
+                    .to_string();
                 out.insert(rel, std::fs::read_to_string(e.path()).unwrap_or_default());
             }
         }
@@ -785,7 +790,7 @@ fn room_the_jest_cache_the_checks_are_shown_is_only_ever_the_held_trees() {
         ["the transform of tree a"]
     );
     assert_eq!(
-        std::fs::read_to_string(room.dir().join(jestcache::STAMP)).unwrap(),
+        std::fs::read_to_string(room.dir().join(jestcache::STAMP)).expect("stamp"),
         a.as_str()
     );
     // A pass that did not finish (no stamp) is discarded whatever it made read-only, and never
@@ -795,7 +800,7 @@ fn room_the_jest_cache_the_checks_are_shown_is_only_ever_the_held_trees() {
         .args(["-R", "u+rwx"])
         .arg(&shown)
         .status();
-    std::fs::remove_dir_all(&shown).unwrap();
+    std::fs::remove_dir_all(&shown).expect("remove");
     jest_pass_output(room.dir(), &a, "half a pass", false);
     fx.write("calc.js", "c\n");
     fx.sync(&mut room);
@@ -812,7 +817,7 @@ fn room_the_jest_cache_the_checks_are_shown_is_only_ever_the_held_trees() {
     fx.write("calc.js", "last\n");
     fx.sync(&mut room);
     let aside = std::fs::read_dir(room.dir().join(jestcache::SET_ASIDE))
-        .unwrap()
+        .expect("set aside")
         .count();
     assert!(aside <= 3, "{aside}");
     assert!(texts_under(&shown).is_empty());
