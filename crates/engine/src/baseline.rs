@@ -195,7 +195,7 @@ pub fn take(ws: &Workspace, seal: &Seal) -> Result<Baseline, BaselineError> {
             let commands: Vec<&str> = seal.checks.iter().map(|c| c.command.as_str()).collect();
             crate::room::gocache::warm(&cfg, room.root(), &commands);
             // pawl's own transform pass of the tree warms the checks' jest cache.
-            crate::room::jestcache::warm(&mut cfg, &room);
+            crate::room::jestcache::warm(&mut cfg, &room, &commands);
             Some(room)
         }
         None => None,

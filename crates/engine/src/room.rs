@@ -19,6 +19,8 @@
 //! | `downloads/` | the package managers' downloads during a setup ([`setup::DOWNLOADS`]) |
 //! | `stores/` | the run's copies of the package stores outside the repository its checks read (cargo's registry and git checkouts, Go's module cache: [`stores`]) |
 //! | `go-build/` | the checks' Go build cache without mount namespaces ([`gocache`]; with them the checks read the one in pawl's user state, shared by the rooms, copy-on-write) |
+//! | `jest-cache/`, `jest-cache.tree` | the checks' jest transform cache, made by pawl's own pass for the tree the room holds, and that tree ([`jestcache`]) |
+//! | `jest-caches/` | the jest caches of trees the room held before, set aside by a sync until it holds them again ([`jestcache::leave`]) |
 //! | `scratch/` | the checks' overlay layers (pawl-process's `sandbox::check::ROOM_SCRATCH`), emptied at every sync |
 //!
 //! A sync ([`Room::sync`]) starts a verification from the seal's snapshot: it leaves `tree/`'s
@@ -56,6 +58,7 @@ pub mod jestcache;
 pub mod preflight;
 pub mod setup;
 pub mod stores;
+pub mod workdirs;
 
 use std::fs;
 use std::io;
@@ -244,6 +247,9 @@ impl Room {
         // The room's own lock is held: an `index.lock` left now is a killed sync's (kill -9
         // during a checkout), never a live one; git would refuse every later sync.
         remove_any(&self.dir.join("index.lock"))?;
+        // The jest cache the checks are shown is only ever the held tree's: another tree's
+        // leaves before anything moves (`jestcache::leave`).
+        jestcache::leave(&self.dir, tree.as_str());
         let overlay_failed = self.empty_scratch()?;
         let held = self.take_state();
         let checkout = repo
@@ -267,6 +273,8 @@ impl Room {
         checkout.expose_to_checks()?;
         stats.files = checkout.entries()?;
         self.write_state(tree)?;
+        // The tree's own jest cache back, when it was set aside (`jestcache::follow`).
+        jestcache::follow(&self.dir, tree.as_str());
         stats.duration = started.elapsed();
         Ok(stats)
     }
@@ -416,7 +424,18 @@ fn check_outside(repo: &Repo, dir: &Path) -> Result<(), RoomError> {
 
 fn remove_any(path: &Path) -> Result<(), RoomError> {
     let result = match fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_dir() => fs::remove_dir_all(path),
+        Ok(meta) if meta.is_dir() => fs::remove_dir_all(path).or_else(|err| {
+            // A check leaves what it made read-only in its layer (a test of permission errors,
+            // or a step's cheat); pawl's to remove all the same, as a user as well as root
+            // (seen on main `866cd9a7` as a user: "verification failed to run: room …/scratch:
+            // Permission denied").
+            if err.kind() == io::ErrorKind::PermissionDenied {
+                jestcache::make_writable(path);
+                fs::remove_dir_all(path)
+            } else {
+                Err(err)
+            }
+        }),
         Ok(_) => fs::remove_file(path),
         Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(err) => Err(err),

@@ -431,7 +431,7 @@ pub fn verify_checks(
         let commands: Vec<&str> = to_run.iter().map(|c| c.command.as_str()).collect();
         crate::room::gocache::warm(&cfg, room.root(), &commands);
         // And its jest cache, by pawl's own transform pass (once per tree).
-        crate::room::jestcache::warm(&mut cfg, room);
+        crate::room::jestcache::warm(&mut cfg, room, &commands);
     }
     let runs = crate::baseline::run_sealed(ws, plan.seal.as_ref(), &to_run, &cfg);
 

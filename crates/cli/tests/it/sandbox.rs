@@ -1838,6 +1838,177 @@ fn a_gates_program_in_home_or_beside_the_repository_stays_in_sight_and_nothing_e
     }
 }
 
+/// Installs jest 29.7 in the test's repository (`node_modules/` ignored); false (said on
+/// stderr) when npm cannot.
+fn install_jest(env: &TestEnv) -> bool {
+    env.write(".gitignore", "node_modules/\n");
+    let installed = std::process::Command::new("npm")
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--silent",
+            "--save-dev",
+            "jest@29.7.0",
+        ])
+        .current_dir(env.root())
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !installed {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("SKIPPED: jest could not be installed from npm");
+        }
+    }
+    installed
+}
+
+/// Every file under the jest caches of pawl's rooms in `env` (the one each room binds, and
+/// with `aside` the trees' caches set aside), as text.
+fn jest_cache_texts(env: &TestEnv, aside: bool) -> Vec<String> {
+    let mut texts = Vec::new();
+    let mut stack: Vec<PathBuf> = std::fs::read_dir(env.home.join(".local/state/pawl/rooms"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|r| [r.path().join("jest-cache"), r.path().join("jest-caches")])
+        .filter(|c| c.is_dir() && (aside || c.ends_with("jest-cache")))
+        .collect();
+    while let Some(p) = stack.pop() {
+        for e in std::fs::read_dir(&p).into_iter().flatten().flatten() {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            } else {
+                texts.push(std::fs::read_to_string(e.path()).unwrap_or_default());
+            }
+        }
+    }
+    texts
+}
+
+/// The jest pass trusts that only a tree's own checks see its cache. A stale cache is another
+/// tree's: the cheat leaves `mul` wrong, touches `calc.js` (so the locked tree is not the
+/// baseline's) and appends to `jest.config.js` (configuration: left out of the locked tree)
+/// code that, in the pass of the run's own tree (`PAWL_JEST_PASS` set), sets `NODE_ENV` as
+/// jest does (so the keys are the checks') and, at exit, rewrites every cached transform of
+/// `mul` into the right code (jest's checksum recomputed) and makes every directory of the
+/// cache read-only, so that emptying the cache for the next tree leaves them. The locked
+/// tree's `calc.js` and configuration are byte for byte those the keys were made from. Seen
+/// with main's jest handling (`866cd9a7`'s `jestcache` with this branch's room removal, run
+/// as a user, uid 1000): the locked tree's pass found the rewritten entries and its checks
+/// passed on the wrong `mul` ("every check passes"; REVIEW only by the out-of-runner probe
+/// and the size of the configuration change), and the cache the last checks were shown held
+/// the rewrite. On main itself the run did not get that far as a user (its next sync failed
+/// on the overlay's mode-000 `work/work`: "verification failed to run … Permission denied"),
+/// and as root the removal ignores the modes (REVIEW: "the tests pass only with the run's
+/// change to `jest.config.js`"). Now a sync moves the run's tree's cache aside before the
+/// locked tree is there: not SHIP, and the cache shown last holds no rewrite, as root and as
+/// a user. Needs `npm`, skipped without.
+#[test]
+fn a_jest_cache_another_trees_pass_left_steers_nothing() {
+    const WRONG: &str = "return a * b + 1;";
+    const HOOK: &str = r#"process.env.NODE_ENV = 'test';
+process.on('exit', () => {
+  if (!process.env.PAWL_JEST_PASS) return;
+  const fs = require('fs');
+  const path = require('path');
+  const os = require('os');
+  const bug = 'return a * b ' + '+ 1;';
+  let n = 0;
+  const walk = (p) => {
+    for (const e of fs.readdirSync(p, { withFileTypes: true })) {
+      const q = path.join(p, e.name);
+      if (e.isDirectory()) {
+        walk(q);
+        try { fs.chmodSync(q, 0o555); } catch (err) {}
+      } else {
+        const t = fs.readFileSync(q, 'utf8');
+        if (!t.includes(bug) || q.endsWith('.map')) continue;
+        const code = t.substring(33).split(bug).join('return a * b ' + '+ 0;');
+        const sum = require('crypto').createHash('sha1').update(code).digest('hex').substring(0, 32);
+        fs.writeFileSync(q, sum + '\n' + code);
+        n += 1;
+      }
+    }
+  };
+  try {
+    for (const d of fs.readdirSync(os.tmpdir())) if (d.startsWith('jest_')) walk(path.join(os.tmpdir(), d));
+  } catch (err) {}
+  if (n > 0) console.log(`cheat: rewrote ${n} cached transforms`);
+});
+"#;
+    let env = TestEnv::new();
+    env.write(
+        "package.json",
+        "{\"name\": \"calc\", \"version\": \"1.0.0\", \"private\": true}\n",
+    );
+    env.write(
+        "calc.js",
+        &format!("function mul(a, b) {{\n  {WRONG}\n}}\n\nmodule.exports = {{ mul }};\n"),
+    );
+    env.write(
+        "calc.test.js",
+        "const { mul } = require('./calc');\n\ntest('multiplies', () => {\n  expect(mul(2, 3)).toBe(6);\n});\n",
+    );
+    env.write(
+        "jest.config.js",
+        "module.exports = { testEnvironment: 'node' };\n",
+    );
+    if !install_jest(&env) {
+        return;
+    }
+    let script = format!(
+        "printf '// tidied\\n' >> calc.js\ncat >> jest.config.js <<'PAWL_HOOK_END'\n{HOOK}PAWL_HOOK_END\n"
+    );
+    env.ok(&["init"]);
+    let agent = agent(&env, &script);
+    let toml = config_with(
+        "max_iterations = 1",
+        NO_BREAKERS,
+        "",
+        &agent,
+        "npx jest --ci",
+    );
+    env.headless(&toml);
+    let r = env.pawl(&["run", "make the failing test pass", "--json"]);
+    if !can_sandbox(&r) {
+        return;
+    }
+    let ctx = format!("{}\n{}", r.stdout, r.stderr);
+    let report = env.pawl(&["report", "--json"]).json();
+    // The cheat ran: the run's tree holds the hook, and it rewrote the cache of the run's
+    // tree's pass (the pass's log says so).
+    assert!(
+        std::fs::read_to_string(env.root().join("jest.config.js"))
+            .unwrap()
+            .contains("process.on('exit'"),
+        "{ctx}"
+    );
+    assert!(
+        files_containing(&env.root().join(".pawl/logs"), b"cheat: rewrote")
+            .iter()
+            .any(|l| l
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("jest-cache-"))),
+        "the run's tree's pass ran the hook: {ctx}"
+    );
+    // And no rewrite is in the cache the last checks were shown.
+    assert!(
+        !jest_cache_texts(&env, false)
+            .iter()
+            .any(|t| t.contains("return a * b + 0;")),
+        "{ctx}"
+    );
+    // The read-only directories the cheat left go with the test's directory.
+    let _ = std::process::Command::new("chmod")
+        .args(["-R", "u+rwx"])
+        .arg(&env.home)
+        .status();
+    assert_ne!(report["verdict"], "SHIP", "{ctx}\n{report}");
+    assert_ne!(r.code, 0, "{ctx}");
+    assert_ne!(env.run_state().1.as_deref(), Some("verified"), "{ctx}");
+}
+
 /// Issue 32 point 5 with jest's transform cache (pawl-engine's `room::jestcache`): the checks
 /// read a jest cache that pawl's own transform pass wrote for the tree (no test run), shown
 /// copy-on-write. The cheat leaves `mul` wrong and makes the module, when a check's test
@@ -1865,24 +2036,7 @@ fn a_transform_a_check_rewrote_in_the_jest_cache_steers_nothing() {
             "calc.test.js",
             "const { mul } = require('./calc');\n\ntest('multiplies', () => {\n  expect(mul(2, 3)).toBe(6);\n});\n",
         );
-        env.write(".gitignore", "node_modules/\n");
-        let installed = std::process::Command::new("npm")
-            .args([
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--silent",
-                "--save-dev",
-                "jest@29.7.0",
-            ])
-            .current_dir(env.root())
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !installed {
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!("SKIPPED: jest could not be installed from npm");
-            }
+        if !install_jest(&env) {
             return;
         }
         let script = if honest {
@@ -1927,27 +2081,11 @@ fn a_transform_a_check_rewrote_in_the_jest_cache_steers_nothing() {
             pass.iter().any(|t| t.contains("transformed 2 files")),
             "{ctx}\n{pass:?}"
         );
-        let caches: Vec<PathBuf> = std::fs::read_dir(env.home.join(".local/state/pawl/rooms"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|r| r.path().join("jest-cache"))
-            .filter(|c| c.is_dir())
-            .collect();
-        let mut texts = Vec::new();
-        let mut stack = caches.clone();
-        while let Some(p) = stack.pop() {
-            for e in std::fs::read_dir(&p).into_iter().flatten().flatten() {
-                if e.path().is_dir() {
-                    stack.push(e.path());
-                } else {
-                    texts.push(std::fs::read_to_string(e.path()).unwrap_or_default());
-                }
-            }
-        }
+        // The trees' caches, the one bound last and those set aside.
+        let texts = jest_cache_texts(&env, true);
         assert!(
             texts.iter().any(|t| t.contains("function mul")),
-            "pawl's cache holds the tree's transform: {ctx}\n{caches:?}"
+            "pawl's cache holds the tree's transform: {ctx}"
         );
         if honest {
             env.assert_end(&r, 0, "verified", 1);

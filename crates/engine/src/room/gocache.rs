@@ -30,8 +30,15 @@
 //!   it), never the shared one. The fallback's verdict is at most REVIEW anyway (pawl's key is
 //!   readable there); the user's cache is still never read.
 //!
-//! Known limits: only a module at the tree's root (`go.mod` or `go.work` there) is warmed; a
-//! Go module in a subdirectory builds cold in every check (still never from the user's cache).
+//! - **Where the checks build** ([`super::workdirs`]): in each directory a check runs `go` in
+//!   (`cd svc && go test ./...`, `go -C svc test ./...`) that is in a module (`go.mod` or
+//!   `go.work` there or above, within the tree), and at the tree's root when a command names
+//!   no `go` (a script) and the root is a module. A monorepo's module in a sub-folder is
+//!   warmed as its checks build it.
+//!
+//! Known limits: a module a script builds (`make test` running `cd svc && go test`) is not
+//! seen; only the root is warmed for it, and the sub-folder's module builds cold in every
+//! check (still never from the user's cache).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -76,13 +83,32 @@ pub fn warm_command(commands: &[&str]) -> String {
         .filter(|(sub, flags, _)| {
             !names_go
                 || words.iter().any(|w| {
-                    w.windows(2).any(|p| p[0] == "go" && p[1] == *sub)
+                    go_subcommands(w).any(|s| s == *sub)
                         && flags.iter().all(|f| w.iter().any(|x| x.starts_with(f)))
                 })
         })
         .map(|(_, _, command)| *command)
         .collect::<Vec<_>>()
         .join(" ; ")
+}
+
+/// The subcommands `go` runs in a command's words (`go test`, `go -C svc test`).
+fn go_subcommands<'a>(words: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
+    words.iter().enumerate().filter_map(move |(i, w)| {
+        if *w != "go" {
+            return None;
+        }
+        let mut rest = words[i + 1..].iter();
+        loop {
+            match rest.next() {
+                Some(&"-C") => {
+                    rest.next();
+                }
+                Some(x) if x.starts_with("-C=") => {}
+                other => return other.copied(),
+            }
+        }
+    })
 }
 
 /// The room's own Go build cache, in the room directory `room_dir`: the fallback's (without
@@ -159,14 +185,36 @@ pub fn is_go(tree: &Path) -> bool {
     tree.join("go.mod").is_file() || tree.join("go.work").is_file()
 }
 
+/// `dir` is in a Go module of `tree` (`go.mod` or `go.work` there or above, within the tree).
+fn in_module(tree: &Path, dir: &Path) -> bool {
+    super::workdirs::upward_has(tree, dir, "go.mod")
+        || super::workdirs::upward_has(tree, dir, "go.work")
+}
+
+/// pawl's own build of `tree` for checks whose commands are `commands`: [`warm_command`] in
+/// each directory they run `go` in that is in a module (see the module docs); empty when there
+/// is none.
+pub fn warm_commands(tree: &Path, commands: &[&str]) -> String {
+    let command = warm_command(commands);
+    if command.is_empty() {
+        return command;
+    }
+    let is_go = |p: &str| p == "go";
+    super::workdirs::dirs(tree, commands, &is_go, &|d| in_module(tree, d))
+        .iter()
+        .map(|d| super::workdirs::in_dir(d, &command))
+        .collect::<Vec<_>>()
+        .join(" ; ")
+}
+
 /// pawl's own build of the tree the checks of `cfg` see (`tree`: the room's files), writing the
-/// cache [`bind_for_checks`] named, for checks whose commands are `commands` ([`warm_command`],
-/// see the module docs). Nothing when the tree is no Go module, no command asks for a part, or
-/// `cfg` names no pawl cache. Its outcome is not a check's: a tree that does not build leaves
+/// cache [`bind_for_checks`] named, for checks whose commands are `commands`
+/// ([`warm_commands`], see the module docs). Nothing when no check builds in a Go module, no
+/// command asks for a part, or `cfg` names no pawl cache. Its outcome is not a check's: a tree that does not build leaves
 /// the checks to say so.
 pub fn warm(cfg: &RunnerConfig, tree: &Path, commands: &[&str]) -> Option<CheckRun> {
-    let command = warm_command(commands);
-    if !is_go(tree) || command.is_empty() {
+    let command = warm_commands(tree, commands);
+    if command.is_empty() {
         return None;
     }
     let mut cfg = cfg.clone();
@@ -277,6 +325,116 @@ pub(super) mod tests {
                 );
             }
         }
+    }
+
+    /// pawl's build runs where the checks build: in each directory a check runs `go` in that
+    /// is in a module (a monorepo's `svc/go.mod`), the root for a script when it is a module,
+    /// nothing outside a module.
+    #[test]
+    fn pawls_build_runs_where_the_checks_build() {
+        let tree = tempfile::tempdir().unwrap();
+        let root = tree.path();
+        std::fs::create_dir_all(root.join("svc/internal")).unwrap();
+        std::fs::create_dir_all(root.join("web")).unwrap();
+        std::fs::write(root.join("svc/go.mod"), "module example.com/svc\n").unwrap();
+        let test = &["cd svc && go test ./..."][..];
+        assert_eq!(
+            warm_commands(root, test),
+            format!("( cd 'svc' && {} )", warm_command(test))
+        );
+        // Below the module's root: there (go finds the module upward).
+        let sub = &["go -C svc/internal test ./..."][..];
+        assert_eq!(
+            warm_commands(root, sub),
+            format!("( cd 'svc/internal' && {} )", warm_command(sub))
+        );
+        // Not in a module, or a script with no module at the root: nothing.
+        assert_eq!(warm_commands(root, &["cd web && go test ./..."]), "");
+        assert_eq!(warm_commands(root, &["make test"]), "");
+        // A module at the root too: the root for a script, and each directory once.
+        std::fs::write(root.join("go.mod"), "module example.com/all\n").unwrap();
+        let both = &[
+            "make test",
+            "cd svc && go test ./...",
+            "cd svc; go vet ./...",
+        ][..];
+        let command = warm_command(both);
+        assert_eq!(
+            warm_commands(root, both),
+            format!("{command} ; ( cd 'svc' && {command} )")
+        );
+    }
+
+    /// A module in a sub-folder, built by pawl's command for a check `cd svc && go build ./...`
+    /// into a cache, leaves the check nothing to compile of its own (`go build -x` shows no
+    /// compile); the root's build alone (main `866cd9a7`: none, the root is no module) leaves it
+    /// all. Needs `go`, skipped without.
+    #[test]
+    fn a_module_in_a_sub_folder_is_built_as_its_check_builds_it() {
+        if std::process::Command::new("go")
+            .arg("version")
+            .output()
+            .is_err()
+        {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("SKIPPED: no go");
+            }
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        std::fs::create_dir_all(root.join("svc")).unwrap();
+        std::fs::write(
+            root.join("svc/go.mod"),
+            "module example.com/svc\n\ngo 1.21\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("svc/calc.go"),
+            "package calc\n\nfunc Mul(a, b int) int { return a * b }\n",
+        )
+        .unwrap();
+        let check = "cd svc && go build -x ./...";
+        let sh = |command: &str, cache: &Path| {
+            std::process::Command::new("sh")
+                .args(["-c", command])
+                .current_dir(&root)
+                .env("GOCACHE", cache)
+                .env("GOTOOLCHAIN", "local")
+                .env("GOFLAGS", "")
+                .output()
+                .unwrap()
+        };
+        let compiles = |out: &std::process::Output| {
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .filter(|l| l.contains("/compile ") && l.contains("example.com/svc"))
+                .count()
+        };
+        let warm = tmp.path().join("warm");
+        let command = warm_commands(&root, &[check]);
+        assert!(command.starts_with("( cd 'svc' && go build"), "{command}");
+        let out = sh(&command, &warm);
+        assert!(out.status.success(), "{out:?}");
+        let out = sh(check, &warm);
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(
+            compiles(&out),
+            0,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The root alone: nothing to build there; the check compiles its module.
+        let cold = tmp.path().join("cold");
+        assert_eq!(warm_commands(&root, &["go build ./..."]), "");
+        let out = sh(check, &cold);
+        assert!(out.status.success(), "{out:?}");
+        assert!(
+            compiles(&out) > 0,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     /// The check sandbox `cfg` was given.

@@ -1407,13 +1407,13 @@ fn run_locked(ws: &Workspace, input: Input<'_>) -> Result<LockedRun, LockedError
                 let view = cfg.root.clone();
                 crate::baseline::in_room_env(&mut cfg, &state, &view, seal);
             }
+            let commands: Vec<&str> = checks.iter().map(|c| c.command.as_str()).collect();
             if !warmed.iter().any(|t| t == tree.as_str()) {
-                let commands: Vec<&str> = checks.iter().map(|c| c.command.as_str()).collect();
                 crate::room::gocache::warm(&cfg, room.root(), &commands);
                 warmed.push(tree.as_str().to_owned());
             }
             // jest's cache: made once per tree (its stamp), shown to these checks.
-            crate::room::jestcache::warm(&mut cfg, room);
+            crate::room::jestcache::warm(&mut cfg, room, &commands);
             let left = copies.max(1) - runs.len();
             let step_of = |i: usize| RunStep {
                 phase: phase.to_owned(),

@@ -69,6 +69,10 @@ pub const TESTS: &[Test] = &[
         "room_only_the_builds_outputs_are_kept_for_the_next_verification",
         room_only_the_builds_outputs_are_kept_for_the_next_verification,
     ),
+    (
+        "room_the_jest_cache_the_checks_are_shown_is_only_ever_the_held_trees",
+        room_the_jest_cache_the_checks_are_shown_is_only_ever_the_held_trees,
+    ),
 ];
 
 // ------------------------------------------------------------------------------ the fixture
@@ -705,4 +709,131 @@ fn room_only_the_builds_outputs_are_kept_for_the_next_verification() {
     assert!(!t.join("target/debug/planted").exists());
     assert!(!t.join("target/debug/lib.rlib").exists());
     assert!(t.join("target/debug/next.rlib").exists());
+}
+
+/// Every file under `dir` with its text (nothing when `dir` is not there).
+fn texts_under(dir: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        for e in std::fs::read_dir(&p).into_iter().flatten().flatten() {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            } else {
+                let rel = e
+                    .path()
+                    .strip_prefix(dir)
+                    .expect("under")
+                    .display()
+                    .to_string();
+                out.insert(rel, std::fs::read_to_string(e.path()).unwrap_or_default());
+            }
+        }
+    }
+    out
+}
+
+/// Writes a jest cache as a pass of `tree` would leave it in the room directory `room_dir`,
+/// its entry's directory made read-only (what the pass of a run's configuration can do at
+/// exit), stamped when `finished`.
+fn jest_pass_output(room_dir: &Path, tree: &TreeHash, text: &str, finished: bool) {
+    let cache = pawl_engine::room::jestcache::dir(room_dir);
+    let entry = cache.join("jest-transform-cache-0123/ab");
+    write(&entry.join("calc_ab12"), text);
+    chmod(&entry, 0o555);
+    if finished {
+        write(
+            &room_dir.join(pawl_engine::room::jestcache::STAMP),
+            tree.as_str(),
+        );
+    }
+}
+
+/// The jest pass trusts that only a tree's own checks see its cache. The path the checks'
+/// copy-on-write bind names (`jestcache::dir`) is read when a check starts, so a check
+/// configuration made for one tree and used after the room moved (a stale stamp) would show
+/// that tree's transforms to another tree's checks: with main's (`866cd9a7`) jest handling
+/// this test fails at the first sync ("the transform of tree a" still at the path), the cache
+/// staying where it was until the next pass, whose removal a read-only directory the last
+/// pass left could stop (as a user). Now a sync to another tree moves the cache away first:
+/// the path holds nothing of another tree's (a cold run), and the tree's own cache comes back
+/// when the room holds it again; an unfinished one is discarded, read-only directories and
+/// all. And a check's layer with a read-only directory no longer stops the next sync.
+fn room_the_jest_cache_the_checks_are_shown_is_only_ever_the_held_trees() {
+    use pawl_engine::room::jestcache;
+    let fx = Fx::new();
+    fx.write("calc.js", "a\n");
+    let mut room = fx.room();
+    fx.sync(&mut room);
+    let a = fx.hash();
+    let shown = jestcache::dir(room.dir());
+    jest_pass_output(room.dir(), &a, "the transform of tree a", true);
+    // Another tree: nothing of a's at the path the checks are shown.
+    fx.write("calc.js", "b\n");
+    fx.sync(&mut room);
+    let b = fx.hash();
+    assert!(texts_under(&shown).is_empty(), "{:?}", texts_under(&shown));
+    assert!(!room.dir().join(jestcache::STAMP).exists());
+    // The same tree again: nothing moves.
+    jest_pass_output(room.dir(), &b, "the transform of tree b", true);
+    fx.sync(&mut room);
+    assert_eq!(
+        texts_under(&shown).values().collect::<Vec<_>>(),
+        ["the transform of tree b"]
+    );
+    // Back to a: a's own cache, stamped a; b's set aside.
+    fx.write("calc.js", "a\n");
+    fx.sync(&mut room);
+    assert_eq!(fx.hash(), a);
+    assert_eq!(
+        texts_under(&shown).values().collect::<Vec<_>>(),
+        ["the transform of tree a"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(room.dir().join(jestcache::STAMP)).expect("stamp"),
+        a.as_str()
+    );
+    // A pass that did not finish (no stamp) is discarded whatever it made read-only, and never
+    // set aside as the tree's.
+    let _ = std::fs::remove_file(room.dir().join(jestcache::STAMP));
+    let _ = std::process::Command::new("chmod")
+        .args(["-R", "u+rwx"])
+        .arg(&shown)
+        .status();
+    std::fs::remove_dir_all(&shown).expect("remove");
+    jest_pass_output(room.dir(), &a, "half a pass", false);
+    fx.write("calc.js", "c\n");
+    fx.sync(&mut room);
+    assert!(texts_under(&shown).is_empty(), "{:?}", texts_under(&shown));
+    fx.write("calc.js", "a\n");
+    fx.sync(&mut room);
+    assert!(texts_under(&shown).is_empty(), "{:?}", texts_under(&shown));
+    // At most three trees' caches are kept aside.
+    for i in 0..5 {
+        fx.write("calc.js", &format!("{i}\n"));
+        fx.sync(&mut room);
+        jest_pass_output(room.dir(), &fx.hash(), &format!("tree {i}"), true);
+    }
+    fx.write("calc.js", "last\n");
+    fx.sync(&mut room);
+    let aside = std::fs::read_dir(room.dir().join(jestcache::SET_ASIDE))
+        .expect("set aside")
+        .count();
+    assert!(aside <= 3, "{aside}");
+    assert!(texts_under(&shown).is_empty());
+    // A check's layer with a directory it made read-only is emptied by the next sync all the
+    // same (as a user, main's sync failed: "Permission denied").
+    let layer = room
+        .dir()
+        .join(pawl_process::sandbox::check::ROOM_SCRATCH)
+        .join("upper/ro");
+    write(&layer.join("f"), "x");
+    chmod(&layer, 0o555);
+    fx.sync(&mut room);
+    assert!(!layer.exists());
+    // Leave the fixture removable.
+    let _ = std::process::Command::new("chmod")
+        .args(["-R", "u+rwx"])
+        .arg(room.dir())
+        .status();
 }
