@@ -202,6 +202,45 @@ fn a_change_anywhere_in_a_large_tree_is_seen_by_the_threads_that_compare_it() {
     );
 }
 
+/// On a tree whose records are compared on several threads, the records must still end where
+/// the stamp does: the last run's thread reads up to the end (the runs' starts are found by a
+/// pass that stops at the last one), so a stamp with bytes after its last record, or one cut
+/// short, answers nothing — an unchanged tree with its own stamp still answers.
+#[test]
+fn a_large_stamp_with_bytes_after_its_records_or_cut_short_answers_nothing() {
+    let t = TestRepo::new();
+    for d in 0..30 {
+        for f in 0..100 {
+            t.write(&format!("src/d{d:02}/f{f:03}.py"), &format!("X = {f}\n"));
+        }
+    }
+    t.git(&["add", "-A"]);
+    t.git(&["commit", "-q", "-m", "init"]);
+    let (tree, stamp) = stamped(&t);
+    assert_eq!(
+        t.repo.tree_hash_unchanged(&stamp).map(|h| h.to_string()),
+        Some(tree)
+    );
+    // A whole record more (a copy of the last directory's record is not a file's), a byte
+    // more, a byte less.
+    for (what, forged) in [
+        ("a record appended", {
+            let mut s = stamp.clone();
+            s.extend_from_slice(b"f\x01a");
+            s.extend_from_slice(&[0; 8]);
+            s
+        }),
+        ("a byte appended", {
+            let mut s = stamp.clone();
+            s.push(0);
+            s
+        }),
+        ("the last byte cut", stamp[..stamp.len() - 1].to_vec()),
+    ] {
+        assert_eq!(t.repo.tree_hash_unchanged(&forged), None, "{what}");
+    }
+}
+
 #[test]
 fn a_racily_clean_tree_gets_no_stamp_and_a_forged_one_answers_nothing() {
     let t = repo();
