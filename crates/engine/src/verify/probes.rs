@@ -34,6 +34,8 @@ use serde_json::Value;
 use crate::room::Room;
 use crate::workspace::Workspace;
 
+mod site;
+
 /// The largest product file read for its definitions.
 const MAX_READ: usize = 1 << 20;
 /// The most calls the probes make on one tree.
@@ -278,27 +280,57 @@ pub(crate) fn run(
         })
         .collect();
     let base_paths = repo.tree_paths(base.as_str()).unwrap_or_default();
+    // What the locked tree's site left out that its environment has (module → what provides
+    // it), and what each site says of itself.
+    let mut dev_only: HashMap<String, String> = HashMap::new();
+    let mut site_lines: Vec<String> = Vec::new();
     let mut answers = |tree: &TreeHash, reverse: bool, present: &dyn Fn(&str) -> bool| {
         if let Err(e) = room.sync(repo, tree) {
             return Err(format!("the room could not be synced: {e}"));
         }
-        let cfg = config(ws, seal, room);
-        Ok(answer_all(
+        let mut cfg = config(ws, seal, room);
+        // The package as its users get it (`site`): the Python and Node calls' files.
+        let paths: Vec<String> = repo
+            .tree_paths(tree.as_str())
+            .unwrap_or_default()
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let mut runtimes: Vec<(Runtime, Vec<String>)> = Vec::new();
+        for rt in [Runtime::Python, Runtime::Node] {
+            let mut files: Vec<String> = calls
+                .iter()
+                .filter(|c| runtime_of(c) == rt && present(&c.file))
+                .map(|c| c.file.clone())
+                .collect();
+            files.dedup();
+            if !files.is_empty() {
+                runtimes.push((rt, files));
+            }
+        }
+        let site = site::lay_out(&mut cfg, room.root(), &paths, &python, &runtimes, &spawn);
+        let got = answer_all(
             &cfg,
             room.root(),
-            &python,
+            site.python.as_deref().unwrap_or(&python),
+            &site.place,
             &shells,
             &checks,
             &calls,
             reverse,
             present,
-        ))
+        );
+        Ok((got, site))
     };
     let everywhere = |_: &str| true;
-    let fin = answers(locked, false, &everywhere);
-    let again = answers(locked, true, &everywhere);
+    let fin = answers(locked, false, &everywhere).map(|(a, s)| {
+        dev_only = s.dev_only.clone();
+        site_lines = s.lines.clone();
+        a
+    });
+    let again = answers(locked, true, &everywhere).map(|(a, _)| a);
     let in_base = |f: &str| base_paths.iter().any(|p| p == Path::new(f));
-    let on_base = answers(base, false, &in_base);
+    let on_base = answers(base, false, &in_base).map(|(a, _)| a);
     // Leave the room as the locked run had it.
     let _ = room.sync(repo, locked);
     let (fin, again, on_base) = match (fin, again, on_base) {
@@ -308,6 +340,7 @@ pub(crate) fn run(
             return out;
         }
     };
+    out.lines.extend(site_lines);
     let mut missing: Vec<String> = Vec::new();
     for (f, idx) in &mut functions {
         for (p, i) in f.points.iter_mut().zip(idx.iter()) {
@@ -322,6 +355,22 @@ pub(crate) fn run(
             .map(|p| &p.fin)
         {
             missing.push(format!("`{}`: {why}", f.name));
+        }
+        // A tested call that cannot be imported as the package's users get it because it
+        // needs what only the test environment has (a development dependency, an extra, the
+        // test runner): the code is right only where it is tested.
+        if let Some((p, m, what)) = f.points.iter().find_map(|p| match &p.fin {
+            Answer::Missing(why) if p.expected.is_some() && !p.varied => {
+                let m = pawl_verify::userenv::missing_module(why)?;
+                let what = dev_only.get(&m)?;
+                Some((p, m, what))
+            }
+            _ => None,
+        }) {
+            out.findings.push(format!(
+                "probe: `{}` cannot run as the package's users get it: it imports `{m}`, which only {what} provides here — not a runtime dependency of the package (a development dependency, an extra or the test tools), so its users do not have it",
+                f.call(&p.args)
+            ));
         }
         out.findings
             .extend(probe::judge(f).iter().map(probe::Finding::words));
@@ -729,6 +778,7 @@ fn answer_all(
     cfg: &RunnerConfig,
     host_root: &Path,
     python: &str,
+    place: &prog::Place,
     shells: &HashMap<String, &'static str>,
     commands: &[&str],
     calls: &[Call],
@@ -757,7 +807,7 @@ fn answer_all(
         }
         let batch: Vec<Call> = here.iter().map(|i| calls[*i].clone()).collect();
         let nonce = nonce();
-        let answers = match prog::batch(runtime, interpreter, &batch, &nonce) {
+        let answers = match prog::batch_at(runtime, interpreter, &batch, &nonce, place) {
             Some(p) => match spawn(cfg, &p) {
                 Ok(o) => prog::read_batch(&o.stdout, &nonce, batch.len()),
                 Err(e) => vec![Answer::Missing(e); batch.len()],
