@@ -284,11 +284,41 @@ pub(crate) fn run(
     // it), and what each site says of itself.
     let mut dev_only: HashMap<String, String> = HashMap::new();
     let mut site_lines: Vec<String> = Vec::new();
-    let mut answers = |tree: &TreeHash, reverse: bool, present: &dyn Fn(&str) -> bool| {
+    let mut answers = |tree: &TreeHash,
+                       reverse: bool,
+                       present: &dyn Fn(&str) -> bool,
+                       look: bool| {
         if let Err(e) = room.sync(repo, tree) {
             return Err(format!("the room could not be synced: {e}"));
         }
         let mut cfg = config(ws, seal, room);
+        // The repeat that looks unsandboxed (`unsandboxed_look`); where the launcher cannot
+        // make it, the repeat runs as the others, said.
+        let mut looked: Option<String> = None;
+        if look {
+            let mut how = unsandboxed_look(&mut cfg);
+            if how.starts_with("ran") {
+                // The launcher makes it or fails closed: tried once first.
+                let tried = Program {
+                    program: "/bin/sh".into(),
+                    args: vec!["-c".into(), "exit 0".into()],
+                    stdin: Vec::new(),
+                    cwd: None,
+                };
+                let failed = match spawn(&cfg, &tried) {
+                    Ok(p) if p.code == 0 => None,
+                    Ok(p) => Some(p.stderr.lines().last().unwrap_or("").trim().to_owned()),
+                    Err(e) => Some(e),
+                };
+                if let Some(why) = failed {
+                    cfg = config(ws, seal, room);
+                    how = format!(
+                        "could not run on this machine ({why}): the repeat ran sandboxed as the others"
+                    );
+                }
+            }
+            looked = Some(how);
+        }
         // The package as its users get it (`site`): the Python and Node calls' files.
         let paths: Vec<String> = repo
             .tree_paths(tree.as_str())
@@ -320,17 +350,22 @@ pub(crate) fn run(
             reverse,
             present,
         );
-        Ok((got, site))
+        Ok((got, site, looked))
     };
     let everywhere = |_: &str| true;
-    let fin = answers(locked, false, &everywhere).map(|(a, s)| {
+    let fin = answers(locked, false, &everywhere, false).map(|(a, s, _)| {
         dev_only = s.dev_only.clone();
         site_lines = s.lines.clone();
         a
     });
-    let again = answers(locked, true, &everywhere).map(|(a, _)| a);
+    let again = answers(locked, true, &everywhere, true).map(|(a, _, how)| {
+        if let Some(how) = how {
+            site_lines.push(format!("probes: the repeat that looks unsandboxed {how}"));
+        }
+        a
+    });
     let in_base = |f: &str| base_paths.iter().any(|p| p == Path::new(f));
-    let on_base = answers(base, false, &in_base).map(|(a, _)| a);
+    let on_base = answers(base, false, &in_base, false).map(|(a, _, _)| a);
     // Leave the room as the locked run had it.
     let _ = room.sync(repo, locked);
     let (fin, again, on_base) = match (fin, again, on_base) {
@@ -748,6 +783,30 @@ fn config(ws: &Workspace, seal: &Seal, room: &Room) -> RunnerConfig {
     cfg
 }
 
+/// Makes `cfg`'s probes look like unsandboxed processes as far as the machine allows
+/// (`pawl_process::sandbox::SandboxSpec::host_look`): no pid namespace, no network namespace
+/// (TCP refused by Landlock instead, unless the project has the network), the machine's
+/// hostname; the mounts (pawl's state hidden, the room at the repository's path) stay. Says
+/// what it did.
+fn unsandboxed_look(cfg: &mut RunnerConfig) -> String {
+    let Some(c) = cfg.containment.as_mut() else {
+        return "is the same as the others here: the checks run without a sandbox".into();
+    };
+    if !c.spec.namespaces {
+        return "is the same as the others here: the checks' sandbox has no namespaces on this machine (Landlock only: the machine's pids, interfaces and hostname already)".into();
+    }
+    let Some(sandbox) = c.spec.sandbox.as_mut() else {
+        return "is the same as the others here: the checks run without a sandbox".into();
+    };
+    if !sandbox.landlock {
+        return "could not run: without Landlock the network could not be closed without a namespace of its own".into();
+    }
+    sandbox.deny_tcp = sandbox.deny_tcp || sandbox.private_network;
+    sandbox.private_network = false;
+    sandbox.host_look = true;
+    "ran with the machine's pids (no pid namespace: no init of pawl's as pid 1), network interfaces (outbound TCP refused by Landlock instead of an empty network namespace) and hostname; its uid map is the machine's where pawl runs as root (a user namespace's otherwise)".into()
+}
+
 /// The Python the checks use: a virtual environment's interpreter a check's command names
 /// (`.venv/bin/python -m pytest`, `~/.venvs/x/bin/pytest`), else `python3`.
 fn python_of(seal: &Seal) -> String {
@@ -1084,6 +1143,7 @@ fn nonce() -> String {
 struct Printed {
     stdout: String,
     stderr: String,
+    code: i32,
 }
 
 fn spawn(cfg: &RunnerConfig, p: &Program) -> Result<Printed, String> {
@@ -1135,12 +1195,13 @@ fn spawn_for(cfg: &RunnerConfig, p: &Program, timeout: Duration) -> Result<Print
     let o = cmd
         .run()
         .map_err(|e| format!("the probe could not start: {e}"))?;
-    if !matches!(o.end, pawl_process::End::Exited(_)) {
+    let pawl_process::End::Exited(code) = o.end else {
         return Err(format!("the probe process ended: {:?}", o.end));
-    }
+    };
     Ok(Printed {
         stdout: String::from_utf8_lossy(&o.stdout.tail).into_owned(),
         stderr: String::from_utf8_lossy(&o.stderr.tail).into_owned(),
+        code,
     })
 }
 
