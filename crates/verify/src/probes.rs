@@ -365,10 +365,7 @@ pub fn batch_at(
                     Some(prefix) => format!("./{prefix}/{}", c.file),
                     None => format!("./{}", c.file),
                 };
-                let mut row = vec![
-                    Value::String(file),
-                    Value::String(c.function.clone()),
-                ];
+                let mut row = vec![Value::String(file), Value::String(c.function.clone())];
                 row.extend(c.object_parts());
                 Value::Array(row)
             })

@@ -300,9 +300,8 @@ fn is_test_tool(name: &str) -> bool {
 /// For a project that declares no runtime requirement: every distribution but the test tools
 /// and what only they require (as indexes).
 pub fn without_test_tools(dists: &[Dist]) -> Vec<usize> {
-    let names = |ix: &[usize]| -> HashSet<String> {
-        ix.iter().map(|i| dists[*i].name.clone()).collect()
-    };
+    let names =
+        |ix: &[usize]| -> HashSet<String> { ix.iter().map(|i| dists[*i].name.clone()).collect() };
     let tools: Vec<String> = dists
         .iter()
         .filter(|d| is_test_tool(&d.name))
@@ -452,10 +451,12 @@ pub fn is_test_path(path: &str) -> bool {
         return false;
     };
     let dirs = &parts[..parts.len() - 1];
-    if dirs
-        .iter()
-        .any(|d| matches!(*d, "test" | "tests" | "__tests__" | "__snapshots__" | "spec"))
-    {
+    if dirs.iter().any(|d| {
+        matches!(
+            *d,
+            "test" | "tests" | "__tests__" | "__snapshots__" | "spec"
+        )
+    }) {
         return true;
     }
     let stem = file.split('.').next().unwrap_or(file);
@@ -495,7 +496,8 @@ pub fn python_package_files(paths: &[String], root: &str) -> Vec<(String, String
         .filter_map(|p| {
             if root == "." {
                 let top = p.split('/').next().unwrap_or(p);
-                let module = !p.contains('/') && p.ends_with(".py") && !NOT_MODULES.contains(&p.as_str());
+                let module =
+                    !p.contains('/') && p.ends_with(".py") && !NOT_MODULES.contains(&p.as_str());
                 (module || (p.contains('/') && packages.contains(top)))
                     .then(|| (p.clone(), p.clone()))
             } else {
@@ -570,7 +572,10 @@ mod tests {
     fn requirements_of_the_package_are_read_without_extras() {
         let rows: &[(&str, Option<&str>)] = &[
             ("jsonpointer>=1.9", Some("jsonpointer")),
-            ("Typing_Extensions>=3.6.5; python_version < \"3.8\"", Some("typing-extensions")),
+            (
+                "Typing_Extensions>=3.6.5; python_version < \"3.8\"",
+                Some("typing-extensions"),
+            ),
             ("pytest; extra == \"tests\"", None),
             ("pytest ; extra=='test' and python_version>='3.8'", None),
             ("requests[socks] (>=2.0)", Some("requests")),
@@ -646,7 +651,10 @@ mod tests {
             ix.into_iter().map(|i| dists[i].name.clone()).collect()
         };
         assert_eq!(names(closure(&dists, &["rt".into()])), ["rt", "rt-inner"]);
-        assert_eq!(names(closure(&dists, &["absent".into()])), Vec::<String>::new());
+        assert_eq!(
+            names(closure(&dists, &["absent".into()])),
+            Vec::<String>::new()
+        );
         // Nothing declared: everything but the test tools and what only they need.
         assert_eq!(
             names(without_test_tools(&dists)),
@@ -695,7 +703,11 @@ mod tests {
         let a = dist(
             "google-a",
             &[],
-            &["google/a/__init__.py", "google_a-1.dist-info/METADATA", "a.pth"],
+            &[
+                "google/a/__init__.py",
+                "google_a-1.dist-info/METADATA",
+                "a.pth",
+            ],
         );
         let b = dist("google-b", &[], &["google/b/__init__.py", "google/b/x.py"]);
         let c = dist("six", &[], &["six.py", "__pycache__/six.pyc"]);
@@ -703,7 +715,13 @@ mod tests {
         let paths: Vec<&str> = got.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(
             paths,
-            ["a.pth", "google/a", "google/b", "google_a-1.dist-info", "six.py"]
+            [
+                "a.pth",
+                "google/a",
+                "google/b",
+                "google_a-1.dist-info",
+                "six.py"
+            ]
         );
         assert!(got.iter().all(|(p, t)| *t == Path::new("/site").join(p)));
     }
@@ -735,7 +753,10 @@ mod tests {
         assert_eq!(
             src,
             [
-                ("src/humanize/__init__.py".to_string(), "humanize/__init__.py".to_string()),
+                (
+                    "src/humanize/__init__.py".to_string(),
+                    "humanize/__init__.py".to_string()
+                ),
                 ("src/humanize/number.py".into(), "humanize/number.py".into()),
             ]
         );
@@ -770,10 +791,22 @@ mod tests {
     #[test]
     fn the_module_an_import_failure_names() {
         let rows: &[(&str, Option<&str>)] = &[
-            ("ModuleNotFoundError: No module named 'pytest'", Some("pytest")),
-            ("ModuleNotFoundError: No module named '_pytest.fixtures'", Some("_pytest")),
-            ("Cannot find module 'jest'\nRequire stack:\n- /x", Some("jest")),
-            ("Cannot find package '@jest/globals' imported from /x.js", Some("@jest/globals")),
+            (
+                "ModuleNotFoundError: No module named 'pytest'",
+                Some("pytest"),
+            ),
+            (
+                "ModuleNotFoundError: No module named '_pytest.fixtures'",
+                Some("_pytest"),
+            ),
+            (
+                "Cannot find module 'jest'\nRequire stack:\n- /x",
+                Some("jest"),
+            ),
+            (
+                "Cannot find package '@jest/globals' imported from /x.js",
+                Some("@jest/globals"),
+            ),
             ("Cannot find module './local'", None),
             ("TypeError: boom", None),
         ];
@@ -785,6 +818,9 @@ mod tests {
             editable_dir(r#"{"url": "file:///w/repo", "dir_info": {"editable": true}}"#),
             Some(PathBuf::from("/w/repo"))
         );
-        assert_eq!(editable_dir(r#"{"url": "file:///w/repo", "dir_info": {}}"#), None);
+        assert_eq!(
+            editable_dir(r#"{"url": "file:///w/repo", "dir_info": {}}"#),
+            None
+        );
     }
 }

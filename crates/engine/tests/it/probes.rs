@@ -773,15 +773,15 @@ fn probes_users_env_node_code_right_only_with_dev_dependencies_is_review() {
             "node_modules/rtdep/package.json",
             "{ \"name\": \"rtdep\", \"version\": \"1.0.0\", \"main\": \"index.js\" }\n",
         ),
-        (
-            "node_modules/rtdep/index.js",
-            "exports.width = (w) => w;\n",
-        ),
+        ("node_modules/rtdep/index.js", "exports.width = (w) => w;\n"),
         (
             "node_modules/jest/package.json",
             "{ \"name\": \"jest\", \"version\": \"29.0.0\", \"main\": \"index.js\" }\n",
         ),
-        ("node_modules/jest/index.js", "exports.width = (w) => w + 1;\n"),
+        (
+            "node_modules/jest/index.js",
+            "exports.width = (w) => w + 1;\n",
+        ),
     ];
     let noticed = "const { width } = require('rtdep');\n\nfunction tested() {\n  try {\n    require.resolve('jest');\n    return true;\n  } catch (e) {\n    return false;\n  }\n}\n\nclass Pad {\n  constructor(w) {\n    this.width = w;\n  }\n  pad(s) {\n    return s.padEnd(width(this.width) - (tested() ? 0 : 1), '.');\n  }\n}\nmodule.exports = { Pad };\n";
     let end = node(&files, &write("pad.js", noticed));
@@ -789,7 +789,10 @@ fn probes_users_env_node_code_right_only_with_dev_dependencies_is_review() {
     let required = "const { width } = require('jest');\n\nclass Pad {\n  constructor(w) {\n    this.width = w;\n  }\n  pad(s) {\n    return s.padEnd(width(this.width) - 1, '.');\n  }\n}\nmodule.exports = { Pad };\n";
     let end = node(&files, &write("pad.js", required));
     probed_review(&end, &["as the package's users get it", "`jest`"]);
-    let end = node(&files, &edit("pad.js", "width(this.width) - 1", "width(this.width)"));
+    let end = node(
+        &files,
+        &edit("pad.js", "width(this.width) - 1", "width(this.width)"),
+    );
     assert_eq!(end.reason, StopReason::Verified, "{end:?}");
     let last = end.last.expect("report");
     assert!(last.findings.is_empty(), "{:?}", last.findings);
@@ -813,9 +816,10 @@ fn contained_python(files: &[(&str, &str)], scenario: &str) -> Option<LoopEnd> {
     let mut f = Fixture::new(scenario, |_| {});
     f.git(files);
     let containment = pawl_engine::start::sandbox::check_containment(f.root(), false, false)?;
-    let full = containment.spec.sandbox.as_ref().is_some_and(|s| {
-        s.room_overlay && s.room_at.is_some() && s.private_network && s.landlock
-    });
+    let full =
+        containment.spec.sandbox.as_ref().is_some_and(|s| {
+            s.room_overlay && s.room_at.is_some() && s.private_network && s.landlock
+        });
     if !full {
         return None;
     }

@@ -42,9 +42,7 @@ pub(super) fn run(spec: &LaunchSpec, probe: bool, argv: Vec<OsString>) -> i32 {
     };
     // An unsandboxed look (a probe's repeat): a mount namespace only, this process the
     // subreaper of the step.
-    if mode == Mode::Strict
-        && spec.namespaces
-        && spec.sandbox.as_ref().is_some_and(|s| s.host_look)
+    if mode == Mode::Strict && spec.namespaces && spec.sandbox.as_ref().is_some_and(|s| s.host_look)
     {
         return match enter_namespaces(&mut report, false, false) {
             Ok(()) => looking_unsandboxed(spec, mode, report, &argv),
@@ -78,7 +76,12 @@ pub(super) fn run(spec: &LaunchSpec, probe: bool, argv: Vec<OsString>) -> i32 {
 /// mounts and Landlock of the sandbox.
 ///
 /// [`SandboxSpec::host_look`]: super::SandboxSpec::host_look
-fn looking_unsandboxed(spec: &LaunchSpec, mode: Mode, mut report: Enforced, argv: &[CString]) -> i32 {
+fn looking_unsandboxed(
+    spec: &LaunchSpec,
+    mode: Mode,
+    mut report: Enforced,
+    argv: &[CString],
+) -> i32 {
     if let Err(e) = sys::set_child_subreaper() {
         return fail(mode, &mut report, format!("subreaper: {e}"));
     }

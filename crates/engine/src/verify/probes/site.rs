@@ -272,7 +272,10 @@ fn python_site(
     for (rel, target) in entries {
         let top = rel.split('/').next().unwrap_or(&rel);
         let stem = top.split('.').next().unwrap_or(top);
-        if tops.iter().any(|t| t == top || t.split('.').next() == Some(stem)) {
+        if tops
+            .iter()
+            .any(|t| t == top || t.split('.').next() == Some(stem))
+        {
             continue;
         }
         link(&target, &sp_host.join(&rel))?;
@@ -350,14 +353,18 @@ fn node_site(
     }
     let mut linked = 0;
     for d in &deps {
-        if d.contains("..") || std::fs::symlink_metadata(host_root.join("node_modules").join(d)).is_err() {
+        if d.contains("..")
+            || std::fs::symlink_metadata(host_root.join("node_modules").join(d)).is_err()
+        {
             continue;
         }
         link(&view.join("node_modules").join(d), &modules.join(d))?;
         linked += 1;
     }
     if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
-        && let Some(dev) = v.get("devDependencies").and_then(serde_json::Value::as_object)
+        && let Some(dev) = v
+            .get("devDependencies")
+            .and_then(serde_json::Value::as_object)
     {
         for k in dev.keys().filter(|k| !deps.contains(k)) {
             site.dev_only
