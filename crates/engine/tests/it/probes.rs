@@ -724,6 +724,7 @@ fn probes_users_env_code_right_only_with_a_dev_dependency_installed_is_review() 
         "{:?}",
         locked.lines
     );
+    crate::proof::show_cost("probes as users get it: python, a virtualenv", locked);
     assert!(
         locked
             .lines
@@ -805,6 +806,7 @@ fn probes_users_env_node_code_right_only_with_dev_dependencies_is_review() {
         "{:?}",
         locked.lines
     );
+    crate::proof::show_cost("probes as users get it: node", locked);
 }
 
 // ---------------------------------------------------------------- under the check sandbox
@@ -882,6 +884,7 @@ fn probes_contained_code_right_only_inside_the_sandbox_is_review() {
     let last = end.last.expect("report");
     assert!(last.findings.is_empty(), "{:?}", last.findings);
     let locked = last.locked.as_ref().expect("the locked run ran");
+    crate::proof::show_cost("probes contained, with the unsandboxed repeat", locked);
     for says in [
         "probes: the repeat that looks unsandboxed ran with the machine's pids",
         "probes: Python ran as the package's users get it",
