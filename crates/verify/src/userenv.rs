@@ -664,7 +664,8 @@ mod tests {
 
     #[test]
     fn pyproject_and_requirements_name_the_runtime_requirements() {
-        let rows: &[(&str, Option<&str>, Option<&[&str]>)] = &[
+        type Row<'a> = (&'a str, Option<&'a str>, Option<&'a [&'a str]>);
+        let rows: &[Row<'_>] = &[
             (
                 "[project]\nname = \"Calc_Lib\"\ndependencies = [\"rtdep>=1\", \"x; extra == 'a'\"]\n[project.optional-dependencies]\ntest = [\"devtool\"]\n",
                 Some("calc-lib"),
