@@ -417,29 +417,40 @@ fn split(
     depth: usize,
     out: &mut Vec<(String, PathBuf)>,
 ) {
-    // Each first component below `prefix`, with the distributions that have files under it.
-    let mut by: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+    // Each first component below `prefix`, with the distributions that have files under it
+    // and whether it is a directory (a file lies below it).
+    let mut by: BTreeMap<&str, (BTreeSet<usize>, bool)> = BTreeMap::new();
+    let mut below: Vec<(usize, &str)> = Vec::new();
     for (i, f) in files {
         let Some(rest) = f.strip_prefix(prefix) else {
             continue;
         };
-        let first = rest.split('/').next().unwrap_or(rest);
+        let (first, deeper) = match rest.split_once('/') {
+            Some((first, _)) => (first, true),
+            None => (rest, false),
+        };
         if !first.is_empty() {
-            by.entry(first).or_default().insert(*i);
+            let e = by.entry(first).or_default();
+            e.0.insert(*i);
+            e.1 |= deeper;
+            below.push((*i, f));
         }
     }
-    for (name, owners) in by {
+    for (name, (owners, is_dir)) in by {
         let path = format!("{prefix}{name}");
-        let is_dir = files
-            .iter()
-            .any(|(_, f)| f.starts_with(&format!("{path}/")));
         if owners.len() == 1 || !is_dir || depth >= 6 {
             let Some(first) = owners.iter().next() else {
                 continue;
             };
             out.push((path.clone(), dists[*first].site.join(&path)));
         } else {
-            split(dists, files, &format!("{path}/"), depth + 1, out);
+            let inside = format!("{path}/");
+            let under: Vec<(usize, &str)> = below
+                .iter()
+                .filter(|(_, f)| f.starts_with(&inside))
+                .copied()
+                .collect();
+            split(dists, &under, &inside, depth + 1, out);
         }
     }
 }

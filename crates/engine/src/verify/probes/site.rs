@@ -292,13 +292,15 @@ fn python_site(
     .map_err(|e| e.to_string())?;
     link(Path::new(base), &host.join("py/bin/python"))?;
     // What the environment has and the package's users do not.
+    let provided: std::collections::HashSet<String> =
+        chosen.iter().flat_map(|c| dists[*c].modules()).collect();
+    let chosen_set: std::collections::HashSet<usize> = chosen.iter().copied().collect();
     for (i, d) in dists.iter().enumerate() {
-        if chosen.contains(&i) || Some(i) == own {
+        if chosen_set.contains(&i) || Some(i) == own {
             continue;
         }
         for m in d.modules() {
-            let provided = chosen.iter().any(|c| dists[*c].modules().contains(&m));
-            if !provided {
+            if !provided.contains(&m) {
                 site.dev_only.entry(m).or_insert_with(|| d.name.clone());
             }
         }
