@@ -128,6 +128,17 @@ pub struct SandboxSpec {
     /// `room::gocache`). Needs mounts.
     #[serde(default)]
     pub cow_binds: Vec<Bind>,
+    /// Look like an unsandboxed process where the platform allows (issue 33's probe repeat,
+    /// docs/verification.md "Probes"): no pid namespace (the machine's pids, no init of pawl's
+    /// as pid 1: a subreaper ends what is left), no network namespace (the machine's
+    /// interfaces; outbound and listening TCP refused by Landlock instead, so [`deny_tcp`]
+    /// must be set), the machine's hostname; the mount namespace stays (pawl's state hidden,
+    /// the room at the repository's path), with a user namespace only where pawl is
+    /// unprivileged. Needs `namespaces`; a probe of the machine never asks it.
+    ///
+    /// [`deny_tcp`]: SandboxSpec::deny_tcp
+    #[serde(default)]
+    pub host_look: bool,
 }
 
 /// A host directory bound read-write at another path inside the sandbox.
@@ -336,6 +347,7 @@ impl Enforced {
                 } else {
                     Vec::new()
                 },
+                host_look: s.host_look && self.mounts && self.tcp_denied,
             }),
         }
     }

@@ -47,6 +47,7 @@ pub mod select;
 pub mod shell;
 pub mod syntax;
 pub mod text;
+pub mod userenv;
 
 pub use diagnostics::{Diagnostics, parse_diagnostics};
 pub use gate::{Check, gates_from_config};

@@ -217,7 +217,7 @@ function out(o) { fs.writeSync(1, N + ' ' + JSON.stringify(o) + '\n'); }
 // TypeScript: compiled on load by the project's own compiler (typescript, else esbuild), as
 // its test runner's transform does; nothing of the runner is loaded.
 function tsCompiler() {
-  const root = process.cwd();
+  const root = __TOOLS__ || process.cwd();
   const from = (name) => {
     try { return require(require.resolve(name, { paths: [root] })); } catch (e) {}
     try {
@@ -310,13 +310,45 @@ fn quoted(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
+/// Where a batch finds the package (docs/verification.md, "Probes", "Where"): the room's tree
+/// as the checks see it (the default), or a directory laid out as the package's users get it
+/// (`crate::userenv`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Place {
+    /// Python: the directory every module is imported from (a site-packages holding the package
+    /// and its runtime dependencies) instead of the file's root in the room.
+    pub python_root: Option<String>,
+    /// Python: the directory the program runs in (`python -` puts it first on `sys.path`: the
+    /// room's root would put the tree's modules and tests before the site's).
+    pub python_dir: Option<String>,
+    /// Node: the directory the program runs in and a prefix for the files (`node_modules/pad`:
+    /// the package installed there, beside its runtime dependencies only).
+    pub node_dir: Option<String>,
+    pub node_prefix: Option<String>,
+    /// Node: the room's root, where the project's own TypeScript compiler is found (a
+    /// development dependency of pawl's program, never of the package's resolution).
+    pub node_tools: Option<String>,
+}
+
 /// The program of a batch of calls (Python or Node), read from stdin by `interpreter -`.
 pub fn batch(runtime: Runtime, interpreter: &str, calls: &[Call], nonce: &str) -> Option<Program> {
+    batch_at(runtime, interpreter, calls, nonce, &Place::default())
+}
+
+/// [`batch`] with the package found at `place`.
+pub fn batch_at(
+    runtime: Runtime,
+    interpreter: &str,
+    calls: &[Call],
+    nonce: &str,
+    place: &Place,
+) -> Option<Program> {
     let list: Vec<Value> = match runtime {
         Runtime::Python => calls
             .iter()
             .map(|c| {
                 let (root, module) = python_module(&c.file)?;
+                let root = place.python_root.clone().unwrap_or(root);
                 let mut row = vec![
                     Value::String(root),
                     Value::String(module),
@@ -329,10 +361,11 @@ pub fn batch(runtime: Runtime, interpreter: &str, calls: &[Call], nonce: &str) -
         Runtime::Node => calls
             .iter()
             .map(|c| {
-                let mut row = vec![
-                    Value::String(format!("./{}", c.file)),
-                    Value::String(c.function.clone()),
-                ];
+                let file = match &place.node_prefix {
+                    Some(prefix) => format!("./{prefix}/{}", c.file),
+                    None => format!("./{}", c.file),
+                };
+                let mut row = vec![Value::String(file), Value::String(c.function.clone())];
                 row.extend(c.object_parts());
                 Value::Array(row)
             })
@@ -347,7 +380,12 @@ pub fn batch(runtime: Runtime, interpreter: &str, calls: &[Call], nonce: &str) -
     };
     let values = serde_json::to_string(crate::syntax::literal::python_values())
         .unwrap_or_else(|_| "[]".into());
+    let tools = match &place.node_tools {
+        Some(t) => quoted(t),
+        None => "null".into(),
+    };
     let src = template
+        .replace("__TOOLS__", &tools)
         .replace("__N__", &quoted(nonce))
         .replace("__VALUES__", &quoted(&values))
         .replace("__CALLS__", &quoted(&text));
@@ -355,7 +393,11 @@ pub fn batch(runtime: Runtime, interpreter: &str, calls: &[Call], nonce: &str) -
         program: interpreter.to_owned(),
         args: vec!["-".into()],
         stdin: src.into_bytes(),
-        cwd: None,
+        cwd: if runtime == Runtime::Node {
+            place.node_dir.clone()
+        } else {
+            place.python_dir.clone()
+        },
     })
 }
 

@@ -34,6 +34,8 @@ use serde_json::Value;
 use crate::room::Room;
 use crate::workspace::Workspace;
 
+mod site;
+
 /// The largest product file read for its definitions.
 const MAX_READ: usize = 1 << 20;
 /// The most calls the probes make on one tree.
@@ -278,27 +280,92 @@ pub(crate) fn run(
         })
         .collect();
     let base_paths = repo.tree_paths(base.as_str()).unwrap_or_default();
-    let mut answers = |tree: &TreeHash, reverse: bool, present: &dyn Fn(&str) -> bool| {
+    // What the locked tree's site left out that its environment has (module → what provides
+    // it), and what each site says of itself.
+    let mut dev_only: HashMap<String, String> = HashMap::new();
+    let mut site_lines: Vec<String> = Vec::new();
+    let mut answers = |tree: &TreeHash,
+                       reverse: bool,
+                       present: &dyn Fn(&str) -> bool,
+                       look: bool| {
         if let Err(e) = room.sync(repo, tree) {
             return Err(format!("the room could not be synced: {e}"));
         }
-        let cfg = config(ws, seal, room);
-        Ok(answer_all(
+        let mut cfg = config(ws, seal, room);
+        // The repeat that looks unsandboxed (`unsandboxed_look`); where the launcher cannot
+        // make it, the repeat runs as the others, said.
+        let mut looked: Option<String> = None;
+        if look {
+            let mut how = unsandboxed_look(&mut cfg);
+            if how.starts_with("ran") {
+                // The launcher makes it or fails closed: tried once first.
+                let tried = Program {
+                    program: "/bin/sh".into(),
+                    args: vec!["-c".into(), "exit 0".into()],
+                    stdin: Vec::new(),
+                    cwd: None,
+                };
+                let failed = match spawn(&cfg, &tried) {
+                    Ok(p) if p.code == 0 => None,
+                    Ok(p) => Some(p.stderr.lines().last().unwrap_or("").trim().to_owned()),
+                    Err(e) => Some(e),
+                };
+                if let Some(why) = failed {
+                    cfg = config(ws, seal, room);
+                    how = format!(
+                        "could not run on this machine ({why}): the repeat ran sandboxed as the others"
+                    );
+                }
+            }
+            looked = Some(how);
+        }
+        // The package as its users get it (`site`): the Python and Node calls' files.
+        let paths: Vec<String> = repo
+            .tree_paths(tree.as_str())
+            .unwrap_or_default()
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let mut runtimes: Vec<(Runtime, Vec<String>)> = Vec::new();
+        for rt in [Runtime::Python, Runtime::Node] {
+            let mut files: Vec<String> = calls
+                .iter()
+                .filter(|c| runtime_of(c) == rt && present(&c.file))
+                .map(|c| c.file.clone())
+                .collect();
+            files.dedup();
+            if !files.is_empty() {
+                runtimes.push((rt, files));
+            }
+        }
+        let site = site::lay_out(&mut cfg, room.root(), &paths, &python, &runtimes, &spawn);
+        let got = answer_all(
             &cfg,
             room.root(),
-            &python,
+            site.python.as_deref().unwrap_or(&python),
+            &site.place,
             &shells,
             &checks,
             &calls,
             reverse,
             present,
-        ))
+        );
+        Ok((got, site, looked))
     };
     let everywhere = |_: &str| true;
-    let fin = answers(locked, false, &everywhere);
-    let again = answers(locked, true, &everywhere);
+    let fin = answers(locked, false, &everywhere, false).map(|(a, s, _)| {
+        dev_only = s.dev_only.clone();
+        site_lines = s.lines.clone();
+        a
+    });
+    let again = answers(locked, true, &everywhere, true).map(|(a, _, how)| {
+        if let Some(how) = how {
+            site_lines.push(format!("probes: the repeat that looks unsandboxed {how}"));
+        }
+        a
+    });
     let in_base = |f: &str| base_paths.iter().any(|p| p == Path::new(f));
-    let on_base = answers(base, false, &in_base);
+    let on_base = answers(base, false, &in_base, false).map(|(a, _, _)| a);
     // Leave the room as the locked run had it.
     let _ = room.sync(repo, locked);
     let (fin, again, on_base) = match (fin, again, on_base) {
@@ -308,6 +375,7 @@ pub(crate) fn run(
             return out;
         }
     };
+    out.lines.extend(site_lines);
     let mut missing: Vec<String> = Vec::new();
     for (f, idx) in &mut functions {
         for (p, i) in f.points.iter_mut().zip(idx.iter()) {
@@ -322,6 +390,22 @@ pub(crate) fn run(
             .map(|p| &p.fin)
         {
             missing.push(format!("`{}`: {why}", f.name));
+        }
+        // A tested call that cannot be imported as the package's users get it because it
+        // needs what only the test environment has (a development dependency, an extra, the
+        // test runner): the code is right only where it is tested.
+        if let Some((p, m, what)) = f.points.iter().find_map(|p| match &p.fin {
+            Answer::Missing(why) if p.expected.is_some() && !p.varied => {
+                let m = pawl_verify::userenv::missing_module(why)?;
+                let what = dev_only.get(&m)?;
+                Some((p, m, what))
+            }
+            _ => None,
+        }) {
+            out.findings.push(format!(
+                "probe: `{}` cannot run as the package's users get it: it imports `{m}`, which only {what} provides here — not a runtime dependency of the package (a development dependency, an extra or the test tools), so its users do not have it",
+                f.call(&p.args)
+            ));
         }
         out.findings
             .extend(probe::judge(f).iter().map(probe::Finding::words));
@@ -699,6 +783,30 @@ fn config(ws: &Workspace, seal: &Seal, room: &Room) -> RunnerConfig {
     cfg
 }
 
+/// Makes `cfg`'s probes look like unsandboxed processes as far as the machine allows
+/// (`pawl_process::sandbox::SandboxSpec::host_look`): no pid namespace, no network namespace
+/// (TCP refused by Landlock instead, unless the project has the network), the machine's
+/// hostname; the mounts (pawl's state hidden, the room at the repository's path) stay. Says
+/// what it did.
+fn unsandboxed_look(cfg: &mut RunnerConfig) -> String {
+    let Some(c) = cfg.containment.as_mut() else {
+        return "is the same as the others here: the checks run without a sandbox".into();
+    };
+    if !c.spec.namespaces {
+        return "is the same as the others here: the checks' sandbox has no namespaces on this machine (Landlock only: the machine's pids, interfaces and hostname already)".into();
+    }
+    let Some(sandbox) = c.spec.sandbox.as_mut() else {
+        return "is the same as the others here: the checks run without a sandbox".into();
+    };
+    if !sandbox.landlock {
+        return "could not run: without Landlock the network could not be closed without a namespace of its own".into();
+    }
+    sandbox.deny_tcp = sandbox.deny_tcp || sandbox.private_network;
+    sandbox.private_network = false;
+    sandbox.host_look = true;
+    "ran with the machine's pids (no pid namespace: no init of pawl's as pid 1), network interfaces (outbound TCP refused by Landlock instead of an empty network namespace) and hostname; its uid map is the machine's where pawl runs as root (a user namespace's otherwise)".into()
+}
+
 /// The Python the checks use: a virtual environment's interpreter a check's command names
 /// (`.venv/bin/python -m pytest`, `~/.venvs/x/bin/pytest`), else `python3`.
 fn python_of(seal: &Seal) -> String {
@@ -729,6 +837,7 @@ fn answer_all(
     cfg: &RunnerConfig,
     host_root: &Path,
     python: &str,
+    place: &prog::Place,
     shells: &HashMap<String, &'static str>,
     commands: &[&str],
     calls: &[Call],
@@ -757,7 +866,7 @@ fn answer_all(
         }
         let batch: Vec<Call> = here.iter().map(|i| calls[*i].clone()).collect();
         let nonce = nonce();
-        let answers = match prog::batch(runtime, interpreter, &batch, &nonce) {
+        let answers = match prog::batch_at(runtime, interpreter, &batch, &nonce, place) {
             Some(p) => match spawn(cfg, &p) {
                 Ok(o) => prog::read_batch(&o.stdout, &nonce, batch.len()),
                 Err(e) => vec![Answer::Missing(e); batch.len()],
@@ -1034,6 +1143,7 @@ fn nonce() -> String {
 struct Printed {
     stdout: String,
     stderr: String,
+    code: i32,
 }
 
 fn spawn(cfg: &RunnerConfig, p: &Program) -> Result<Printed, String> {
@@ -1085,12 +1195,13 @@ fn spawn_for(cfg: &RunnerConfig, p: &Program, timeout: Duration) -> Result<Print
     let o = cmd
         .run()
         .map_err(|e| format!("the probe could not start: {e}"))?;
-    if !matches!(o.end, pawl_process::End::Exited(_)) {
+    let pawl_process::End::Exited(code) = o.end else {
         return Err(format!("the probe process ended: {:?}", o.end));
-    }
+    };
     Ok(Printed {
         stdout: String::from_utf8_lossy(&o.stdout.tail).into_owned(),
         stderr: String::from_utf8_lossy(&o.stderr.tail).into_owned(),
+        code,
     })
 }
 

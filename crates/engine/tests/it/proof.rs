@@ -1264,7 +1264,7 @@ fn locked_an_honest_fix_under_a_quiet_vitest_gate_ships_judged_by_id() {
     clippy::print_stderr,
     reason = "asked for with PAWL_COST_SHOW: the figures the docs quote"
 )]
-fn show_cost(name: &str, locked: &pawl_engine::verify::LockedRun) {
+pub(crate) fn show_cost(name: &str, locked: &pawl_engine::verify::LockedRun) {
     if std::env::var_os("PAWL_COST_SHOW").is_some()
         && let Some(c) = locked.cost
     {

@@ -580,6 +580,7 @@ pub fn check_sandbox(world: &CheckWorld) -> SandboxSpec {
             }),
         binds: Vec::new(),
         cow_binds: Vec::new(),
+        host_look: false,
     }
 }
 

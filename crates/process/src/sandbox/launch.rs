@@ -40,9 +40,18 @@ pub(super) fn run(spec: &LaunchSpec, probe: bool, argv: Vec<OsString>) -> i32 {
         Ok(v) => v,
         Err(_) => return fail(mode, &mut report, "an argument holds a NUL byte".into()),
     };
+    // An unsandboxed look (a probe's repeat): a mount namespace only, this process the
+    // subreaper of the step.
+    if mode == Mode::Strict && spec.namespaces && spec.sandbox.as_ref().is_some_and(|s| s.host_look)
+    {
+        return match enter_namespaces(&mut report, false, false) {
+            Ok(()) => looking_unsandboxed(spec, mode, report, &argv),
+            Err(e) => fail(mode, &mut report, e),
+        };
+    }
     if spec.namespaces {
         let network = spec.sandbox.as_ref().is_some_and(|s| s.private_network);
-        match enter_namespaces(&mut report, network) {
+        match enter_namespaces(&mut report, network, true) {
             Ok(()) => {}
             Err(e) if mode == Mode::Probe => report.errors.push(e),
             Err(e) => return fail(mode, &mut report, e),
@@ -58,15 +67,43 @@ pub(super) fn run(spec: &LaunchSpec, probe: bool, argv: Vec<OsString>) -> i32 {
             Err(e) if mode == Mode::Probe => report.errors.push(format!("subreaper: {e}")),
             Err(e) => return fail(mode, &mut report, format!("subreaper: {e}")),
         }
-        init(spec, mode, report, &argv, false)
+        init(spec, mode, report, &argv, false, false)
     }
+}
+
+/// The step in a mount namespace of its own and nothing else ([`SandboxSpec::host_look`]):
+/// this process is its init as a subreaper (what it leaves is killed when it ends), with the
+/// mounts and Landlock of the sandbox.
+///
+/// [`SandboxSpec::host_look`]: super::SandboxSpec::host_look
+fn looking_unsandboxed(
+    spec: &LaunchSpec,
+    mode: Mode,
+    mut report: Enforced,
+    argv: &[CString],
+) -> i32 {
+    if let Err(e) = sys::set_child_subreaper() {
+        return fail(mode, &mut report, format!("subreaper: {e}"));
+    }
+    report.subreaper = true;
+    if let Err(e) = sys::mount(
+        None,
+        Path::new("/"),
+        None,
+        libc::MS_REC | libc::MS_PRIVATE,
+        None,
+    ) {
+        return fail(mode, &mut report, format!("making mounts private: {e}"));
+    }
+    init(spec, mode, report, argv, true, false)
 }
 
 /// New user namespace when needed, then new mount and pid namespaces for the children (and a
 /// network namespace with loopback up, when `network`).
-fn enter_namespaces(report: &mut Enforced, network: bool) -> Result<(), String> {
+fn enter_namespaces(report: &mut Enforced, network: bool, pids: bool) -> Result<(), String> {
     let net = if network { libc::CLONE_NEWNET } else { 0 };
-    let direct = sys::unshare(libc::CLONE_NEWNS | libc::CLONE_NEWPID | net);
+    let pid = if pids { libc::CLONE_NEWPID } else { 0 };
+    let direct = sys::unshare(libc::CLONE_NEWNS | pid | net);
     if direct.is_ok() {
         report.namespaces = true;
         return loopback_up(report, network);
@@ -86,7 +123,7 @@ fn enter_namespaces(report: &mut Enforced, network: bool) -> Result<(), String> 
     write("uid_map", format!("{uid} {uid} 1"))?;
     write("gid_map", format!("{gid} {gid} 1"))?;
     report.user_namespace = true;
-    sys::unshare(libc::CLONE_NEWNS | libc::CLONE_NEWPID | net)
+    sys::unshare(libc::CLONE_NEWNS | pid | net)
         .map_err(|e| format!("namespaces: unshare(mount, pid) in a user namespace: {e}"))?;
     report.namespaces = true;
     loopback_up(report, network)
@@ -202,7 +239,7 @@ fn init_in_namespace(
         // Not fatal: the old /proc shows more processes, none of which the sandbox can signal.
         Err(e) => report.errors.push(format!("mounting /proc: {e}")),
     }
-    let code = init(spec, mode, report, argv, true);
+    let code = init(spec, mode, report, argv, true, true);
     if let Some(signal) = AGENT_SIGNAL.get() {
         use std::io::Write;
         let _ = (&status).write_all(&[u8::try_from(*signal).unwrap_or(9)]);
@@ -213,16 +250,18 @@ fn init_in_namespace(
 static AGENT_SIGNAL: std::sync::OnceLock<libc::c_int> = std::sync::OnceLock::new();
 
 /// The init of the step (`I`, or `L` itself without namespaces): mounts and Landlock, then the
-/// agent, then reaping until the agent ends.
+/// agent, then reaping until the agent ends. `mounts`: in a mount namespace; `in_namespace`:
+/// pid 1 of a pid namespace of its own (else a subreaper).
 fn init(
     spec: &LaunchSpec,
     mode: Mode,
     mut report: Enforced,
     argv: &[CString],
+    mounts: bool,
     in_namespace: bool,
 ) -> i32 {
     if let Some(sandbox) = &spec.sandbox {
-        if in_namespace {
+        if mounts {
             match apply_mounts(sandbox, &mut report) {
                 Ok(()) => report.mounts = true,
                 Err(e) if mode == Mode::Probe => report.errors.push(e),

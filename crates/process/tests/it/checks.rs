@@ -939,3 +939,71 @@ fn the_cargo_runner_starts_when_pawl_itself_lies_under_tmp() {
     );
     assert!(!exe.with_extension("new").exists());
 }
+
+/// The look of an unsandboxed process (`SandboxSpec::host_look`, issue 33's probe repeat): the
+/// machine's pids (no pid namespace: the shell's pid is not a namespace's tiny one), the
+/// machine's network interfaces (not `lo` alone) — while pawl's key stays hidden, the room stays
+/// at the repository's path, writes stay in the room, and outbound TCP is refused (by Landlock
+/// instead of an empty network namespace). And a leftover process ends with the check (the
+/// launcher is its subreaper).
+#[test]
+fn a_check_that_looks_unsandboxed_keeps_the_sandboxs_walls() {
+    let w = World::new();
+    let Some((mut spec, cwd)) = w.contained() else {
+        return;
+    };
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for s in listener.incoming().flatten() {
+            use std::io::Write;
+            let _ = (&s).write_all(b"outside");
+        }
+    });
+    let script = format!(
+        "echo pid=$$; ls /sys/class/net | tr '\\n' ' '; echo; {PYTHON} -c \"import socket; print('ifs=' + ','.join(n for _, n in socket.if_nameindex()))\"; cat value.txt; cat {key} 2>/dev/null; echo x > {outside} 2>/dev/null && echo wrote-outside; {PYTHON} -c \"import socket;s=socket.create_connection(('127.0.0.1',{port}),5);print(s.recv(64).decode())\" 2>/dev/null; (sleep 300 &) ; echo done",
+        key = w.key.display(),
+        outside = w.home.join("outside.txt").display(),
+    );
+    let sandboxed = w.run(&(spec.clone(), cwd.clone()), &script);
+    let text = stdout(&sandboxed);
+    assert!(
+        text.contains("ifs=lo\n"),
+        "sandboxed: only loopback: {text}"
+    );
+    let pid: u32 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("pid="))
+        .and_then(|p| p.trim().parse().ok())
+        .expect("pid");
+    assert!(pid < 10, "sandboxed: a pid namespace's pid: {text}");
+    if let Some(s) = spec.sandbox.as_mut() {
+        s.host_look = true;
+        s.deny_tcp = true;
+        s.private_network = false;
+    }
+    let o = w.run(&(spec, cwd), &script);
+    assert_eq!(o.end, End::Exited(0), "{}", o.combined_tail_text());
+    let text = stdout(&o);
+    let pid: u32 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("pid="))
+        .and_then(|p| p.trim().parse().ok())
+        .expect("pid");
+    assert!(pid > 1, "{text}");
+    assert_ne!(pid, 2, "{text}");
+    let ifs = text
+        .lines()
+        .find_map(|l| l.strip_prefix("ifs="))
+        .expect("interfaces");
+    assert_ne!(ifs, "lo", "the machine's interfaces: {text}");
+    assert!(
+        text.contains("room\n"),
+        "the room at the repository's path: {text}"
+    );
+    assert!(!text.contains("SECRET-KEY"), "{text}");
+    assert!(!text.contains("wrote-outside"), "{text}");
+    assert!(!w.home.join("outside.txt").exists());
+    assert!(!text.contains("outside"), "outbound TCP refused: {text}");
+    assert!(text.contains("done"), "{text}");
+}
