@@ -107,6 +107,35 @@ fn inherited_lead(shell: &Shell, text: &str) -> Option<String> {
     Some(name.to_owned())
 }
 
+/// Whether `text` (as written) is one or more references to variables the line does not
+/// assign ([`Shell::inherits`]), with only name characters between them (`${VERSION}`,
+/// `v$MAJOR.$MINOR`): never a substitution, a quote, a glob or a space.
+pub(crate) fn only_inherited(shell: &Shell, text: &str) -> bool {
+    let mut rest = text;
+    let mut seen = false;
+    while !rest.is_empty() {
+        if rest.starts_with('$') {
+            let Some((name, after)) = variable_reference(rest) else {
+                return false;
+            };
+            if !inherits_every_prefix(shell, rest, name) {
+                return false;
+            }
+            seen = true;
+            rest = after;
+            continue;
+        }
+        let Some(c) = rest.chars().next() else {
+            break;
+        };
+        if !(c.is_ascii_alphanumeric() || "._+-,%@:".contains(c)) {
+            return false;
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    seen
+}
+
 /// Paths that may be written freely: they are not files. (`/dev/stdout` and `/dev/stderr`
 /// are descriptors 1 and 2, see [`crate::paths::proc_alias`].)
 const DEVICES: &[&str] = &[
@@ -359,7 +388,7 @@ fn find_single_name(expr: &[Arg]) -> Option<String> {
 }
 
 /// Whether `argv` is `rm [-r|-f|-v]... {}` (one `{}`, nothing else): `Some(recursive)`.
-fn find_rm_recursive(argv: &[Arg]) -> Option<bool> {
+pub(crate) fn find_rm_recursive(argv: &[Arg]) -> Option<bool> {
     let (first, rest) = argv.split_first()?;
     let cmd = first.exact()?;
     let cmd = if cmd.starts_with('/') {
