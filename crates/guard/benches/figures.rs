@@ -660,9 +660,9 @@ fn attacks() -> Vec<Row> {
 /// Where an allow-list row's author had the repository checked out, when the row names it by
 /// absolute path (session 21): `chmod +x /home/gadgetini/gadgetini/src/x.sh` in
 /// `DEEPGadget/gadgetini`'s `.claude/settings.json` — a path with a component that is the
-/// repository's name, the checkout being the path up to it. The author's session ran there,
-/// so the hook's repository was that directory; the bench judges the row with the repository
-/// at that place (its tracked files and the row's directory in it as before). Only for
+/// repository's name, the checkout being the path up to the last such component. The
+/// author's session ran there, so the hook's repository was that directory; the bench judges
+/// the row with the repository at that place (its tracked files and the row's directory in it as before). Only for
 /// allow-lists (a workflow or Makefile line runs in the runner's or user's checkout, wherever
 /// it is) and only by the name: a checkout under another name stays where the bench puts it.
 fn author_checkout(row: &Row) -> Option<PathBuf> {
@@ -673,7 +673,9 @@ fn author_checkout(row: &Row) -> Option<PathBuf> {
     let needle = format!("/{name}/");
     row.command.split_whitespace().find_map(|word| {
         let word = word.trim_matches(['"', '\'']);
-        let at = word.find(&needle).filter(|_| word.starts_with('/'))?;
+        // The last such component: `/home/gadgetini/gadgetini/src/...` is checked out at
+        // `/home/gadgetini/gadgetini`, the rest (`src/...`) being the repository's.
+        let at = word.rfind(&needle).filter(|_| word.starts_with('/'))?;
         Some(PathBuf::from(&word[..at + needle.len() - 1]))
     })
 }
