@@ -147,13 +147,7 @@ fn a_repository_under_tmp_is_not_removable_through_the_tmp_allowance() {
         env.root().starts_with(std::env::temp_dir()),
         "the regression needs a repo under the temp dir"
     );
-    for cmd in [
-        "rm -rf .git",
-        "rm -rf *",
-        "rm -rf .pawl",
-        "rm -r README.md",
-        "rm -rf ./",
-    ] {
+    for cmd in ["rm -rf .git", "rm -rf *", "rm -rf .pawl", "rm -rf ./"] {
         let r = env.pawl(&["guard", "check", "--json", "--", cmd]);
         assert_eq!(r.code, 1, "{cmd} must be denied: {}", r.stdout);
     }
@@ -162,9 +156,10 @@ fn a_repository_under_tmp_is_not_removable_through_the_tmp_allowance() {
         "rm -rf node_modules/.cache",
         "rm -rf /tmp/pawl-scratch",
         "rm README.md",
-        // A tracked directory holding no submodule: pawl's checkpoint holds it (the index's
-        // modes read in-process, as the hook reads them; session 21).
+        // A tracked directory holding no submodule, a tracked file: pawl's checkpoint holds
+        // them (the index's modes read in-process, as the hook reads them; session 21).
         "rm -rf src",
+        "rm -r README.md",
     ] {
         let r = env.pawl(&["guard", "check", "--json", "--", cmd]);
         assert_eq!(r.code, 0, "{cmd} must be allowed: {}", r.stdout);
@@ -230,7 +225,7 @@ fn scripts_that_exist_are_read_and_judged() {
     );
     env.write(
         "package.json",
-        r#"{"name": "x", "scripts": {"test": "node --test", "clean": "rm -rf ../src"}}"#,
+        r#"{"name": "x", "scripts": {"test": "node --test", "clean": "rm -rf .git"}}"#,
     );
     env.git(&["add", "-A"]);
     env.git(&["commit", "-q", "-m", "project"]);
@@ -246,7 +241,7 @@ fn scripts_that_exist_are_read_and_judged() {
     assert_eq!(d["decision"], "deny", "{d}");
     assert_eq!(d["rule"], "recursive-delete", "{d}");
     // Written by an earlier command, run by this one.
-    env.write("scripts/clean.sh", "rm -rf ../src\ngit push origin HEAD\n");
+    env.write("scripts/clean.sh", "rm -rf .git\ngit push origin HEAD\n");
     let d = check("bash scripts/clean.sh");
     assert_eq!(d["decision"], "deny", "{d}");
     let d = check("cat scripts/clean.sh | bash");
