@@ -657,6 +657,46 @@ fn attacks() -> Vec<Row> {
     rows
 }
 
+/// Where an allow-list row's author had the repository checked out, when the row names it by
+/// absolute path (session 21): `chmod +x /home/gadgetini/gadgetini/src/x.sh` in
+/// `DEEPGadget/gadgetini`'s `.claude/settings.json` — a path with a component that is the
+/// repository's name, the checkout being the path up to the last such component. The
+/// author's session ran there, so the hook's repository was that directory; the bench judges
+/// the row with the repository at that place (its tracked files and the row's directory in it as before). Only for
+/// allow-lists (a workflow or Makefile line runs in the runner's or user's checkout, wherever
+/// it is) and only by the name: a checkout under another name stays where the bench puts it.
+fn author_checkout(row: &Row) -> Option<PathBuf> {
+    if source_family(&row.source) != "settings allow-lists" {
+        return None;
+    }
+    let name = row.repo.rsplit('/').next().filter(|n| !n.is_empty())?;
+    let needle = format!("/{name}/");
+    row.command.split_whitespace().find_map(|word| {
+        let word = word.trim_matches(['"', '\'']);
+        // The last such component: `/home/gadgetini/gadgetini/src/...` is checked out at
+        // `/home/gadgetini/gadgetini`, the rest (`src/...`) being the repository's.
+        let at = word.rfind(&needle).filter(|_| word.starts_with('/'))?;
+        Some(PathBuf::from(&word[..at + needle.len() - 1]))
+    })
+}
+
+/// `ctx` with its repository moved to `root` (the working directory kept at the same place in
+/// it).
+fn at_checkout(ctx: Context, root: &Path) -> Context {
+    let cwd = match &ctx.repo_root {
+        Some(old) => ctx
+            .cwd
+            .strip_prefix(old)
+            .map_or_else(|_| root.to_path_buf(), |rel| root.join(rel)),
+        None => root.to_path_buf(),
+    };
+    Context {
+        repo_root: Some(root.to_path_buf()),
+        cwd,
+        ..ctx
+    }
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
@@ -709,6 +749,10 @@ fn main() {
         .zip(&contexts)
         .map(|(row, own)| {
             let base = own.clone().unwrap_or_else(|| everyday_ctx.clone());
+            let base = match author_checkout(row) {
+                Some(root) => at_checkout(base, &root),
+                None => base,
+            };
             let Some(step) = &row.step else {
                 return base;
             };
@@ -740,6 +784,9 @@ fn main() {
     // What the step's context changed: false positives it lets through, rows labelled deny it
     // lets through, and allowed rows it makes denied.
     let (mut step_allowed, mut step_missed, mut step_denied) = (0usize, 0usize, 0usize);
+    // What judging allow-list rows at their author's checkout changed (`author_checkout`):
+    // rows it moved, false positives it lets through, rows labelled deny it lets through.
+    let (mut checkout_rows, mut checkout_allowed, mut checkout_missed) = (0usize, 0usize, 0usize);
     let mut samples = Vec::with_capacity(every.len() * ROUNDS);
     for round in 0..ROUNDS {
         for ((row, own), row_ctx) in every.iter().zip(&contexts).zip(&full) {
@@ -758,6 +805,24 @@ fn main() {
             } else {
                 one_fp += usize::from(one.is_deny());
                 own_fp += usize::from(bare.is_deny());
+            }
+            if author_checkout(row).is_some() {
+                checkout_rows += 1;
+                if bare.is_deny() && !d.is_deny() {
+                    if row.attack {
+                        checkout_missed += 1;
+                    } else {
+                        checkout_allowed += 1;
+                    }
+                    if list {
+                        println!(
+                            "CHECKOUT-ALLOWED\t{}\t{:?}\t{}",
+                            if row.attack { "deny" } else { "allow" },
+                            author_checkout(row),
+                            row.command
+                        );
+                    }
+                }
             }
             if row.step.is_some() && bare.is_deny() != d.is_deny() {
                 let tag = match (row.attack, d.is_deny()) {
@@ -849,6 +914,13 @@ fn main() {
          positives and {step_missed} rows labelled deny through, and denies {step_denied} rows \
          allowed without it)",
         pct(own_fp, all)
+    );
+    println!(
+        "  (allow-list rows judged at their author's checkout, named by an absolute path: \
+         {checkout_rows}; it lets {checkout_allowed} false positives and {checkout_missed} rows \
+         labelled deny through — without it: {}/{all} = {:.2}%)",
+        bad + checkout_allowed,
+        pct(bad + checkout_allowed, all)
     );
     println!(
         "  (in the one repository of sessions 10-17 for every row: {one_fp}/{all} = {:.2}%, \

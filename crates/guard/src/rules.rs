@@ -28,6 +28,7 @@ pub(crate) mod git;
 pub(crate) mod interp;
 pub(crate) mod make;
 pub(crate) mod network;
+pub(crate) mod outputs;
 pub(crate) mod pager;
 pub(crate) mod pawl;
 pub(crate) mod reach;

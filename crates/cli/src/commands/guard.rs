@@ -37,13 +37,19 @@ fn context(ctx: &Ctx, run_active: bool) -> CliResult<Context> {
     g.run_active = run_active;
     let repo = guard_host::open_repo(&ctx.root)?;
     g.branch = guard_host::branch_at(&ctx.root, &g.cwd).map_err(CliError::Failed)?;
-    let tracked = repo.tracked_files()?;
-    g.tracked = Arc::new(
-        tracked
+    // The hook's own path (`guard_host::tracked_set`): the index read in-process, with the
+    // submodules' gitlinks, so `pawl guard check` decides as the PreToolUse hook does; git
+    // (`ls-files`, modes unknown: the cautious rule) only where the in-process reader is not
+    // sure of this index.
+    let tracked = match guard_host::tracked_set(&ctx.root) {
+        Some(set) => set,
+        None => repo
+            .tracked_files()?
             .iter()
             .map(|p| p.display().to_string())
             .collect::<TrackedSet>(),
-    );
+    };
+    g.tracked = Arc::new(tracked);
     g.git_aliases = repo.config_aliases().unwrap_or_default();
     g.home = std::env::var_os("HOME").map(Into::into);
     g.tmpdir = std::env::var_os("TMPDIR").map(Into::into);

@@ -147,14 +147,7 @@ fn a_repository_under_tmp_is_not_removable_through_the_tmp_allowance() {
         env.root().starts_with(std::env::temp_dir()),
         "the regression needs a repo under the temp dir"
     );
-    for cmd in [
-        "rm -rf .git",
-        "rm -rf src",
-        "rm -rf *",
-        "rm -rf .pawl",
-        "rm -r README.md",
-        "rm -rf ./",
-    ] {
+    for cmd in ["rm -rf .git", "rm -rf *", "rm -rf .pawl", "rm -rf ./"] {
         let r = env.pawl(&["guard", "check", "--json", "--", cmd]);
         assert_eq!(r.code, 1, "{cmd} must be denied: {}", r.stdout);
     }
@@ -163,6 +156,10 @@ fn a_repository_under_tmp_is_not_removable_through_the_tmp_allowance() {
         "rm -rf node_modules/.cache",
         "rm -rf /tmp/pawl-scratch",
         "rm README.md",
+        // A tracked directory holding no submodule, a tracked file: pawl's checkpoint holds
+        // them (the index's modes read in-process, as the hook reads them; session 21).
+        "rm -rf src",
+        "rm -r README.md",
     ] {
         let r = env.pawl(&["guard", "check", "--json", "--", cmd]);
         assert_eq!(r.code, 0, "{cmd} must be allowed: {}", r.stdout);
@@ -228,7 +225,7 @@ fn scripts_that_exist_are_read_and_judged() {
     );
     env.write(
         "package.json",
-        r#"{"name": "x", "scripts": {"test": "node --test", "clean": "rm -rf src"}}"#,
+        r#"{"name": "x", "scripts": {"test": "node --test", "clean": "rm -rf .git"}}"#,
     );
     env.git(&["add", "-A"]);
     env.git(&["commit", "-q", "-m", "project"]);
@@ -244,7 +241,7 @@ fn scripts_that_exist_are_read_and_judged() {
     assert_eq!(d["decision"], "deny", "{d}");
     assert_eq!(d["rule"], "recursive-delete", "{d}");
     // Written by an earlier command, run by this one.
-    env.write("scripts/clean.sh", "rm -rf src\ngit push origin HEAD\n");
+    env.write("scripts/clean.sh", "rm -rf .git\ngit push origin HEAD\n");
     let d = check("bash scripts/clean.sh");
     assert_eq!(d["decision"], "deny", "{d}");
     let d = check("cat scripts/clean.sh | bash");
@@ -280,4 +277,98 @@ fn guard_rules_switch_off_by_name() {
         "terraform destroy -auto-approve",
     ]);
     assert_eq!(r.json()["rule"], "infra-destroy", "{}", r.stdout);
+}
+
+/// Issue 36: `pawl guard check` reads the tracked files as the PreToolUse hook does (the index
+/// in-process, with the submodules' gitlinks), so both decide every row of the guard's
+/// checkpoint table alike — in a repository laid out as the table's (the corpus repository's
+/// tracked files, a tracked `dist/server.js`, a submodule at `third_party/lib`, the ignored
+/// `.env`, `target/`, `node_modules/`). With `git ls-files` (modes unknown) `pawl guard check`
+/// denied `rm -rf src`, which the hook allows.
+#[test]
+fn check_and_the_hook_decide_the_checkpoint_rows_alike() {
+    use crate::hooks::{arm, bash, hook, project, session_start};
+    let env = project("", "");
+    for file in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "package.json",
+        "CHANGELOG.md",
+        "src/main.rs",
+        "src/lib.rs",
+        "src/guard.rs",
+        "src/legacy/mod.rs",
+        "docs/guide.md",
+        ".github/workflows/ci.yml",
+        "dist/server.js",
+    ] {
+        env.write(file, "x\n");
+    }
+    let ignore = std::fs::read_to_string(env.root().join(".gitignore")).unwrap_or_default();
+    env.write(
+        ".gitignore",
+        &format!("{ignore}\n.env\ntarget/\nnode_modules/\n"),
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["add", "-f", "dist/server.js"]);
+    std::fs::create_dir_all(env.root().join("third_party/lib")).unwrap();
+    env.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        "160000,0123456789abcdef0123456789abcdef01234567,third_party/lib",
+    ]);
+    env.git(&["commit", "-q", "-m", "the corpus's layout"]);
+    env.write(".env", "SECRET=1\n");
+    env.write("target/debug/x", "x\n");
+    env.write("node_modules/x/index.js", "x\n");
+    env.git(&["switch", "-q", "-c", "feat/guard"]);
+    arm(&env, &[]);
+    hook(
+        &env,
+        "claude",
+        "session-start",
+        session_start(&env, "c1", "startup"),
+    );
+    let table = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../guard/tests/data/checkpoint.tsv"),
+    )
+    .unwrap();
+    let (mut rows, mut denied, mut differ) = (0, 0, Vec::new());
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let (_, command) = line.split_once('\t').unwrap();
+        let command = command.replace("\\n", "\n").replace("\\t", "\t");
+        let h = hook(&env, "claude", "pre-tool-use", bash(&env, "c1", &command));
+        let by_hook = h["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_owned();
+        let reason = h["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        let c = env.pawl(&["guard", "check", "--json", "--", &command]);
+        let by_check = c.json()["decision"].as_str().unwrap().to_owned();
+        rows += 1;
+        denied += usize::from(by_check == "deny");
+        if by_hook != by_check {
+            differ.push(format!(
+                "{command:?}: hook {by_hook} ({reason}), check {}",
+                c.stdout
+            ));
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    assert!(
+        rows > 100 && denied > 20 && rows - denied > 20,
+        "{rows} rows, {denied} denied"
+    );
+    // The rows that tell the index's modes apart: a tracked directory is held, one holding
+    // the submodule is not.
+    let check = |command: &str| env.pawl(&["guard", "check", "--", command]).code;
+    assert_eq!(check("rm -rf src"), 0);
+    assert_eq!(check("rm -rf third_party"), 1);
 }

@@ -13,7 +13,7 @@ const CALC_OK: &str = "def add(a, b):\n    return a + b\n";
 const TEST_CALC: &str = "import unittest\nfrom calc import add\n\nclass CalcTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n";
 
 /// A repository with a python project whose test fails, `pawl init`ed and committed.
-fn project(limits: &str, breakers: &str) -> TestEnv {
+pub(crate) fn project(limits: &str, breakers: &str) -> TestEnv {
     let env = TestEnv::new();
     env.ok(&["init"]);
     env.write("calc.py", CALC_BUG);
@@ -30,11 +30,17 @@ fn project(limits: &str, breakers: &str) -> TestEnv {
 }
 
 /// Runs one hook; returns its stdout as JSON (every answer is JSON) after checking exit 0.
-fn hook(env: &TestEnv, agent: &str, event: &str, input: Value) -> Value {
+pub(crate) fn hook(env: &TestEnv, agent: &str, event: &str, input: Value) -> Value {
     hook_env(env, agent, event, input, &[])
 }
 
-fn hook_env(env: &TestEnv, agent: &str, event: &str, input: Value, vars: &[(&str, &str)]) -> Value {
+pub(crate) fn hook_env(
+    env: &TestEnv,
+    agent: &str,
+    event: &str,
+    input: Value,
+    vars: &[(&str, &str)],
+) -> Value {
     let mut cmd = env.command("pawl");
     cmd.args(["hook", agent, event])
         .stdin(Stdio::piped())
@@ -66,11 +72,11 @@ fn hook_env(env: &TestEnv, agent: &str, event: &str, input: Value, vars: &[(&str
     })
 }
 
-fn session_start(env: &TestEnv, session: &str, source: &str) -> Value {
+pub(crate) fn session_start(env: &TestEnv, session: &str, source: &str) -> Value {
     json!({"session_id": session, "transcript_path": "/t", "cwd": env.root(), "hook_event_name": "SessionStart", "source": source})
 }
 
-fn bash(env: &TestEnv, session: &str, command: &str) -> Value {
+pub(crate) fn bash(env: &TestEnv, session: &str, command: &str) -> Value {
     json!({"session_id": session, "cwd": env.root(), "hook_event_name": "PreToolUse", "tool_name": "Bash",
            "tool_input": {"command": command}, "tool_use_id": "t1"})
 }
@@ -80,7 +86,7 @@ fn stop(env: &TestEnv, session: &str, active: bool, msg: &str) -> Value {
            "last_assistant_message": msg})
 }
 
-fn arm(env: &TestEnv, extra: &[&str]) -> String {
+pub(crate) fn arm(env: &TestEnv, extra: &[&str]) -> String {
     let mut args = vec!["run", "--driver", "session", "make add() add", "--json"];
     args.extend_from_slice(extra);
     let r = env.ok(&args);

@@ -174,6 +174,7 @@ impl Walker<'_> {
         let args = cmd.argv.get(1..).unwrap_or_default();
         self.env_rule(base, shell, frame)?;
         self.effects(base, args, frame)?;
+        self.outputs(base, args, shell, frame)?;
         self.secret_reads(cmd, base, shell);
         if super::network::is_network_client(base, args) {
             self.network(base, args, &cmd.stdin, shell, frame)?;

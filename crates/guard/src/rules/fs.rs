@@ -32,7 +32,9 @@ use crate::words::Arg;
 const AGENT_STATE_DIRS: &[&str] = &[
     ".claude/plans",
     ".claude/todos",
-    ".claude/projects",
+    // A project's memory, not the CLI's transcripts beside it (`projects/<p>/<session>.jsonl`),
+    // which are the record of what was asked and done (session 21). `*`: one component.
+    ".claude/projects/*/memory",
     ".gemini/tmp",
 ];
 
@@ -103,6 +105,35 @@ fn inherited_lead(shell: &Shell, text: &str) -> Option<String> {
         return None;
     }
     Some(name.to_owned())
+}
+
+/// Whether `text` (as written) is one or more references to variables the line does not
+/// assign ([`Shell::inherits`]), with only name characters between them (`${VERSION}`,
+/// `v$MAJOR.$MINOR`): never a substitution, a quote, a glob or a space.
+pub(crate) fn only_inherited(shell: &Shell, text: &str) -> bool {
+    let mut rest = text;
+    let mut seen = false;
+    while !rest.is_empty() {
+        if rest.starts_with('$') {
+            let Some((name, after)) = variable_reference(rest) else {
+                return false;
+            };
+            if !inherits_every_prefix(shell, rest, name) {
+                return false;
+            }
+            seen = true;
+            rest = after;
+            continue;
+        }
+        let Some(c) = rest.chars().next() else {
+            break;
+        };
+        if !(c.is_ascii_alphanumeric() || "._+-,%@:".contains(c)) {
+            return false;
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    seen
 }
 
 /// Paths that may be written freely: they are not files. (`/dev/stdout` and `/dev/stderr`
@@ -357,10 +388,25 @@ fn find_single_name(expr: &[Arg]) -> Option<String> {
 }
 
 /// Whether `argv` is `rm [-r|-f|-v]... {}` (one `{}`, nothing else): `Some(recursive)`.
-fn find_rm_recursive(argv: &[Arg]) -> Option<bool> {
+pub(crate) fn find_rm_recursive(argv: &[Arg]) -> Option<bool> {
     let (first, rest) = argv.split_first()?;
     let cmd = first.exact()?;
-    if cmd != "rm" && !(cmd.starts_with('/') && cmd.ends_with("/rm")) {
+    let cmd = if cmd.starts_with('/') {
+        cmd.rsplit('/').next().unwrap_or(cmd)
+    } else {
+        cmd
+    };
+    // `rmdir {}` removes what `rm -r {}` would, when it is empty (not `-p`: the parents).
+    if cmd == "rmdir" {
+        let plain = rest.iter().all(|a| {
+            matches!(
+                a.text.as_str(),
+                "{}" | "--" | "-v" | "--verbose" | "--ignore-fail-on-non-empty"
+            )
+        });
+        return (plain && rest.iter().filter(|a| a.text == "{}").count() == 1).then_some(true);
+    }
+    if cmd != "rm" {
         return None;
     }
     let mut recursive = false;
@@ -1210,10 +1256,16 @@ impl Walker<'_> {
         if follows {
             return false;
         }
+        // A root `rm -rf` may remove (a temporary directory, an allowance, or a directory of
+        // the repository pawl's checkpoint holds whole: [`Walker::checkpoint_refusal`]): what
+        // find removes under it is a part of that, whatever the expression selects (session 21:
+        // `find src -name '*.orig' -delete`).
+        let held =
+            |root: &Arg| root.known && !root.glob && self.checkpoint_refusal(shell, root).is_none();
         if !roots.is_empty()
             && roots
                 .iter()
-                .all(|r| in_temp(r) || self.in_allowance(shell, r))
+                .all(|r| in_temp(r) || self.in_allowance(shell, r) || held(r))
         {
             return rm_argv.is_none_or(|argv| find_rm_recursive(argv).is_some());
         }
@@ -1585,9 +1637,14 @@ impl Walker<'_> {
         self.anchors.home.as_deref().is_some_and(|home| {
             relative_to(absolute, home).is_some_and(|rel| {
                 AGENT_STATE_DIRS.iter().any(|dir| {
-                    rel.strip_prefix(dir)
-                        .and_then(|rest| rest.strip_prefix('/'))
-                        .is_some_and(|rest| !rest.is_empty() && !rest.split('/').any(|c| c == ".."))
+                    let mut parts = rel.split('/');
+                    let under = dir.split('/').all(|want| {
+                        parts.next().is_some_and(|got| {
+                            got == want || (want == "*" && !got.is_empty() && got != "..")
+                        })
+                    });
+                    let rest: Vec<&str> = parts.collect();
+                    under && !rest.is_empty() && !rest.iter().any(|c| c.is_empty() || *c == "..")
                 })
             })
         })
@@ -1853,6 +1910,36 @@ impl Walker<'_> {
             "rsync" => self.rsync_files(args, shell, frame)?,
             "cp" | "mv" | "install" | "ln" => self.copy_like(base, args, shell, frame)?,
             "patch" => self.patch(args, shell, frame)?,
+            // Removes empty directories (with `-p`, their emptied parents): a delete of each.
+            "rmdir" => {
+                let p = rules::parse(args, &PLAIN);
+                for arg in &p.operands {
+                    if !arg.known {
+                        return self.deny(
+                            frame,
+                            RuleId::NotStatic,
+                            format!("rmdir of `{}`, which is not statically known", arg.text),
+                        );
+                    }
+                    self.check_write(arg, WriteMode::Delete, shell, frame, "rmdir")?;
+                    if p.has(&["-p", "--parents"]) {
+                        let mut parent = arg.text.trim_end_matches('/');
+                        while let Some((up, _)) = parent.rsplit_once('/') {
+                            if up.is_empty() {
+                                break;
+                            }
+                            self.check_write(
+                                &Arg::lit(up),
+                                WriteMode::Delete,
+                                shell,
+                                frame,
+                                "rmdir -p",
+                            )?;
+                            parent = up;
+                        }
+                    }
+                }
+            }
             "tee" => {
                 let args = canon_long(args, TEE_LONGS);
                 let p = rules::parse(&args, &PLAIN);

@@ -7,7 +7,7 @@ use std::ops::ControlFlow::Continue;
 
 use crate::decision::RuleId;
 use crate::rules::{abbrev, is_stdin_path, next_arg};
-use crate::walk::{Frame, Judged, Stdin, Walker};
+use crate::walk::{Frame, Judged, Shell, Stdin, Walker};
 use crate::words::Arg;
 
 /// The makes [`Walker::make`] judges.
@@ -20,6 +20,7 @@ impl Walker<'_> {
         base: &str,
         args: &[Arg],
         stdin: &Stdin,
+        shell: &Shell,
         frame: &Frame,
     ) -> Judged {
         let mut index = 0;
@@ -91,7 +92,14 @@ impl Walker<'_> {
                     .any(|f| {
                         value.contains(&format!("$({f}")) || value.contains(&format!("${{{f}"))
                     });
-                if runs_now || functions || !arg.known {
+                // A value that is only variables the line does not assign, at its top
+                // (`make VERSION=${TARGET_VERSION}`): the user's or CI's environment, whose
+                // value is a plausible name (docs/guard.md "Commands built from variables").
+                let inherited = !arg.known
+                    && frame.depth == 0
+                    && !shell.sourced
+                    && crate::rules::fs::only_inherited(shell, value);
+                if runs_now || functions || (!arg.known && !inherited) {
                     return self.deny(
                         frame,
                         RuleId::Interpreter,

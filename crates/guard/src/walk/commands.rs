@@ -316,7 +316,7 @@ impl Walker<'_> {
                     }
                     Family::Remote => self.remote(base, &code_args, &stdin, shell, frame)?,
                     Family::Awk => self.awk(base, &code_args, &stdin, shell, frame)?,
-                    Family::Make => self.make(base, &code_args, &stdin, frame)?,
+                    Family::Make => self.make(base, &code_args, &stdin, shell, frame)?,
                     Family::Pager => self.pager(base, &code_args, shell, frame)?,
                     Family::Interpreter { node_like } => {
                         // zx with neither a script nor code reads JavaScript from an input the
@@ -1462,6 +1462,18 @@ impl Walker<'_> {
                         Some(&argv),
                     ) {
                         continue;
+                    }
+                    // `-exec rm {}` anywhere else removes what `-delete` would: the same rule
+                    // and reason (not "`{}` is not statically known", which names no fix).
+                    if rules::fs::find_rm_recursive(&argv).is_some() {
+                        self.deny(
+                            frame,
+                            RuleId::DestructiveShell,
+                            format!(
+                                "find {token} {} removes every file it matches: allowed only under a temporary directory, a build output or (with pawl's checkpoint) a directory of the repository that `rm -rf` may remove, or for build debris by one name (`find . -name '*.pyc' -delete`)",
+                                argv.first().map_or("rm", |a| a.text.as_str())
+                            ),
+                        )?;
                     }
                     self.rewrap(
                         &format!("find {token}"),
