@@ -246,10 +246,37 @@ pub(crate) fn parse_cow(lang: Lang, src: Cow<'_, str>) -> Result<Parsed<'_>, Syn
             lang: lang.name(),
             detail: e.to_string(),
         })?;
-    let tree = parser
-        .parse(src.as_bytes(), None)
-        .ok_or(SyntaxError::NoTree { lang: lang.name() })?;
+    let tree = match lang.scanner_safe(&src) {
+        Cow::Borrowed(text) => parser.parse(text.as_bytes(), None),
+        Cow::Owned(text) => parser.parse(text.as_bytes(), None),
+    }
+    .ok_or(SyntaxError::NoTree { lang: lang.name() })?;
     Ok(Parsed { lang, src, tree })
+}
+
+impl Lang {
+    /// The text a grammar's parser is given: the source itself, or for a grammar whose
+    /// external scanner passes a character to the C library's byte classifiers (`isdigit`
+    /// indexes a table of 384 entries), a copy in which every character past U+00FF is the
+    /// same number of bytes of `x`. tree-sitter-bash 0.25.1 reads `isdigit(lookahead)` after a
+    /// `{`: `{` followed by such a character read past the table, and a SIGSEGV took pawl down
+    /// when the page there was not mapped (tree-sitter-bash issue 337). Byte offsets do not
+    /// move, every node's text is still read from the source, and such a character is a word
+    /// character to the shell either way.
+    fn scanner_safe<'a>(self, src: &'a str) -> Cow<'a, str> {
+        if self != Lang::Shell || src.chars().all(|c| u32::from(c) <= 0xFF) {
+            return Cow::Borrowed(src);
+        }
+        let mut out = String::with_capacity(src.len());
+        for c in src.chars() {
+            if u32::from(c) <= 0xFF {
+                out.push(c);
+            } else {
+                out.extend(std::iter::repeat_n('x', c.len_utf8()));
+            }
+        }
+        Cow::Owned(out)
+    }
 }
 
 #[cfg(test)]
