@@ -2896,3 +2896,61 @@ fn every_language_table_has_its_answer_rules() {
     }
     assert_eq!(ids.len(), 15, "{ids:?}");
 }
+
+#[test]
+#[ignore = "a tool: PARSE_FILES=a file listing sources; prints the most parse work per kilobyte"]
+fn parse_work_of_real_sources() {
+    let list = std::env::var("PARSE_FILES").expect("PARSE_FILES");
+    let mut worst = (0u64, String::new());
+    for path in std::fs::read_to_string(list).expect("the list").lines() {
+        let Some(lang) = Lang::of_path(Path::new(path)) else {
+            continue;
+        };
+        let Ok(src) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        if src.len() > MAX_SOURCE_BYTES {
+            continue;
+        }
+        let (parsed, checks) = super::parse_counted(lang, Cow::Borrowed(&src), u64::MAX);
+        assert!(parsed.is_ok(), "{path}: {:?}", parsed.err());
+        let per_kb = checks * 1024 / (src.len() as u64 + 1);
+        if per_kb > worst.0 {
+            worst = (per_kb, path.to_owned());
+        }
+    }
+    println!(
+        "most progress checks per kilobyte: {} ({})",
+        worst.0, worst.1
+    );
+}
+
+#[test]
+fn a_parse_that_outruns_its_budget_is_stopped_and_reported() {
+    // the budget is what stops a grammar's error recovery that would not end: a parse given
+    // fewer checks than it takes gives no tree and says so, never a partial tree
+    let src = "x = (".repeat(4_000);
+    let (whole, checks) = super::parse_counted(Lang::Python, Cow::Borrowed(&src), u64::MAX);
+    assert!(whole.is_ok() && checks > 2, "{checks}");
+    assert!(checks <= super::parse_budget(src.len()));
+    let (cut, _) = super::parse_counted(Lang::Python, Cow::Borrowed(&src), checks / 2);
+    assert!(
+        matches!(
+            cut,
+            Err(SyntaxError::TooComplex {
+                lang: "python",
+                bytes: 20_000
+            })
+        ),
+        "{:?}",
+        cut.err()
+    );
+    let shown = super::parse_counted(Lang::Python, Cow::Borrowed(&src), 1)
+        .0
+        .err()
+        .unwrap();
+    assert!(
+        shown.to_string().contains("pawl stopped parsing it"),
+        "{shown}"
+    );
+}
