@@ -109,6 +109,20 @@ fn python(files: &[(&str, &str)], scenario: &str) -> LoopEnd {
     ))
 }
 
+/// The run SHIPped with no finding, and its locked run has a line starting `line`.
+fn shipped_saying(end: LoopEnd, line: &str) -> pawl_engine::verify::LockedRun {
+    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
+    let last = end.last.expect("report");
+    assert!(last.findings.is_empty(), "{:?}", last.findings);
+    let locked = last.locked.expect("the locked run ran");
+    assert!(
+        locked.lines.iter().any(|l| l.starts_with(line)),
+        "{:?}",
+        locked.lines
+    );
+    locked
+}
+
 /// Not SHIP: REVIEW with a probe's finding, the locked run itself holding.
 fn probed_review(end: &LoopEnd, says: &[&str]) {
     let last = end.last.as_ref().expect("report");
@@ -272,18 +286,7 @@ fn probes_an_honest_method_fix_ships_with_the_objects_state_replayed() {
         &[("counter.js", counter), ("test/counter.test.js", test)],
         &edit("counter.js", "k - 1", "k"),
     );
-    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
-    let last = end.last.expect("report");
-    assert!(last.findings.is_empty(), "{:?}", last.findings);
-    let locked = last.locked.as_ref().expect("the locked run ran");
-    assert!(
-        locked
-            .lines
-            .iter()
-            .any(|l| l.starts_with("probes: 2 of 2 deciding calls (100%)")),
-        "{:?}",
-        locked.lines
-    );
+    shipped_saying(end, "probes: 2 of 2 deciding calls (100%)");
 }
 
 // ---------------------------------------------------------------- [verify] require_probe
@@ -389,18 +392,7 @@ fn probes_a_go_fix_only_where_the_tests_look_is_review() {
     ));
     probed_review(&end, &["a + b", "Add(1, 3)"]);
     let end = drive(sealed(&files, &gate, &edit("calc.go", "a - b", "a + b")));
-    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
-    let last = end.last.expect("report");
-    assert!(last.findings.is_empty(), "{:?}", last.findings);
-    let locked = last.locked.as_ref().expect("the locked run ran");
-    assert!(
-        locked
-            .lines
-            .iter()
-            .any(|l| l.starts_with("probes: 2 of 2 deciding calls (100%)")),
-        "{:?}",
-        locked.lines
-    );
+    shipped_saying(end, "probes: 2 of 2 deciding calls (100%)");
 }
 
 const RUST_TOML: &str = "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n\n[workspace]\n";
@@ -432,18 +424,7 @@ fn probes_a_rust_fix_only_where_the_tests_look_is_review() {
     ));
     probed_review(&end, &["a + b", "add(1, 3)"]);
     let end = drive(sealed(&files, &gate, &edit("src/lib.rs", "a - b", "a + b")));
-    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
-    let last = end.last.expect("report");
-    assert!(last.findings.is_empty(), "{:?}", last.findings);
-    let locked = last.locked.as_ref().expect("the locked run ran");
-    assert!(
-        locked
-            .lines
-            .iter()
-            .any(|l| l.starts_with("probes: 2 of 2 deciding calls (100%)")),
-        "{:?}",
-        locked.lines
-    );
+    shipped_saying(end, "probes: 2 of 2 deciding calls (100%)");
 }
 
 const GO_MUL: &str =
@@ -794,19 +775,8 @@ fn probes_users_env_node_code_right_only_with_dev_dependencies_is_review() {
         &files,
         &edit("pad.js", "width(this.width) - 1", "width(this.width)"),
     );
-    assert_eq!(end.reason, StopReason::Verified, "{end:?}");
-    let last = end.last.expect("report");
-    assert!(last.findings.is_empty(), "{:?}", last.findings);
-    let locked = last.locked.as_ref().expect("the locked run ran");
-    assert!(
-        locked
-            .lines
-            .iter()
-            .any(|l| l.starts_with("probes: Node ran as the package's users get it")),
-        "{:?}",
-        locked.lines
-    );
-    crate::proof::show_cost("probes as users get it: node", locked);
+    let locked = shipped_saying(end, "probes: Node ran as the package's users get it");
+    crate::proof::show_cost("probes as users get it: node", &locked);
 }
 
 // ---------------------------------------------------------------- under the check sandbox

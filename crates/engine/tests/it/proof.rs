@@ -741,10 +741,19 @@ fn python_green_with(more: &[(&str, &str)], scenario: &str) -> (Fixture, pawl_en
     let mut files = vec![("calc.py", CALC_OK), ("test_calc.py", CALC_TEST)];
     files.extend_from_slice(more);
     f.git(&files);
-    let s = seal(
+    drive_in_room(
+        f,
         &[("test", "python3 -m unittest discover -v", CheckRole::Gate)],
-        f.root(),
-    );
+    )
+}
+
+/// Seal `checks` on `f`'s repository, take the baseline in a room and drive the run there
+/// (as `pawl` verifies).
+fn drive_in_room(
+    mut f: Fixture,
+    checks: &[(&str, &str, CheckRole)],
+) -> (Fixture, pawl_engine::LoopEnd) {
+    let s = seal(checks, f.root());
     f.seal(s);
     let room = tempfile::tempdir().expect("room");
     let mut ws = f.ws();
@@ -1595,18 +1604,7 @@ fn in_room_for(
         .iter()
         .map(|(n, c)| (*n, *c, CheckRole::Gate))
         .collect();
-    let s = seal(&checks, f.root());
-    f.seal(s);
-    let room = tempfile::tempdir().expect("room");
-    let mut ws = f.ws();
-    ws.room = Some(room.path().join("room"));
-    let b = baseline::take(&ws, f.run_seal()).expect("baseline");
-    f.record_baseline(&b);
-    let mut agent = f.replay();
-    let mut v = GateVerifier::new(ws, Vec::new());
-    let (end, _) = f.drive(&mut agent, &mut v);
-    drop(room);
-    (f, end)
+    drive_in_room(f, &checks)
 }
 
 /// `calc.py` whose `add` is right except on the `wrong_at`-th import (a counter outside the
