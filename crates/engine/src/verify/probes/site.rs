@@ -66,7 +66,16 @@ pub(super) fn lay_out(
     if runtimes.is_empty() {
         return site;
     }
-    let dir = match tempfile::Builder::new().prefix("tmp").tempdir() {
+    // Under the machine's `/tmp` when the probes' sandbox has a private one: the site is
+    // bound at the same path there, so the path pawl resolves the interpreter at on the
+    // machine is the one the probes run (a `TMPDIR` elsewhere left the probes with "command
+    // not found": the bound path did not exist on the machine).
+    let made = if private_tmp(cfg) {
+        tempfile::Builder::new().prefix("tmp").tempdir_in("/tmp")
+    } else {
+        tempfile::Builder::new().prefix("tmp").tempdir()
+    };
+    let dir = match made {
         Ok(d) => d,
         Err(e) => {
             site.lines.push(format!(
@@ -104,14 +113,14 @@ pub(super) fn lay_out(
 /// Where the probes see the site: at its own path — bound there copy-on-write into the check
 /// sandbox's private `/tmp` (it lies in the machine's), else readable where it is.
 fn place_site(cfg: &mut RunnerConfig, host: &Path) -> PathBuf {
-    if let Some(sandbox) = cfg
-        .containment
-        .as_mut()
-        .filter(|c| c.spec.namespaces)
-        .and_then(|c| c.spec.sandbox.as_mut())
-        && sandbox.private_tmp.iter().any(|p| p == Path::new("/tmp"))
+    if private_tmp(cfg)
+        && host.parent() == Some(Path::new("/tmp"))
+        && let Some(sandbox) = cfg
+            .containment
+            .as_mut()
+            .and_then(|c| c.spec.sandbox.as_mut())
     {
-        let target = Path::new("/tmp").join(host.file_name().unwrap_or_default());
+        let target = host.to_path_buf();
         sandbox.cow_binds.push(pawl_process::sandbox::Bind {
             source: host.to_path_buf(),
             target: target.clone(),
@@ -119,6 +128,15 @@ fn place_site(cfg: &mut RunnerConfig, host: &Path) -> PathBuf {
         return target;
     }
     host.to_path_buf()
+}
+
+/// The probes run in a sandbox with a private `/tmp` of their own.
+fn private_tmp(cfg: &RunnerConfig) -> bool {
+    cfg.containment
+        .as_ref()
+        .filter(|c| c.spec.namespaces)
+        .and_then(|c| c.spec.sandbox.as_ref())
+        .is_some_and(|s| s.private_tmp.iter().any(|p| p == Path::new("/tmp")))
 }
 
 /// A path the probes see (`seen`), where pawl reads it: the room's tree is seen at `view`.
