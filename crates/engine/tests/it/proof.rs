@@ -1724,7 +1724,14 @@ fn locked_a_deciding_test_two_gates_run_is_repeated_in_one() {
 /// verification's two gates import it twice, the repeats twice more).
 fn locked_code_right_only_in_some_runs_under_two_gates_is_nondeterministic() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let code = calc_wrong_at(&dir.path().join("n"), 4);
+    // counted and wrong only under the runner: the probes (which run it outside, more than
+    // once since session 21) neither take the wrong import nor see it, so this stays the
+    // repeats' catch
+    let code = calc_wrong_at(&dir.path().join("n"), 4).replace(
+        "_n = int(open(_P).read()) + 1 if os.path.exists(_P) else 1\nopen(_P, 'w').write(str(_n))\n",
+        "import sys\n_r = 'unittest' in sys.modules\n_n = (int(open(_P).read()) + 1 if os.path.exists(_P) else 1) if _r else 0\nif _r:\n    open(_P, 'w').write(str(_n))\n",
+    );
+    assert!(code.contains("_r = 'unittest'"), "{code}");
     let (_f, end) = in_room(
         &[("calc.py", CALC), ("test_calc.py", CALC_TEST)],
         TWO_GATES,
